@@ -1,8 +1,71 @@
-//! Developer tasks for the damx workspace, run as `cargo xtask <task>`.
+//! Developer tasks for the damx workspace, run as `cargo xtask <task> [args]`.
+//!
+//! Each task is a module with a `run(args)` function, listed in [`TASKS`]; `cargo xtask help`
+//! prints them. To add one, write the module and add a line to the table.
+
+mod conformance;
+mod fuzz_wire;
 
 use std::process::ExitCode;
 
+/// One developer task.
+struct Task {
+    /// The name on the command line.
+    name: &'static str,
+    /// The arguments it takes, for the help.
+    args: &'static str,
+    /// What it does, for the help (may span lines).
+    about: &'static str,
+    /// Runs it with the arguments after its name.
+    run: fn(&[String]) -> anyhow::Result<()>,
+}
+
+const TASKS: &[Task] = &[
+    Task {
+        name: "conformance",
+        args: "",
+        about: conformance::ABOUT,
+        run: conformance::run,
+    },
+    Task {
+        name: "fuzz-wire",
+        args: "[CASES]",
+        about: fuzz_wire::ABOUT,
+        run: fuzz_wire::run,
+    },
+];
+
 fn main() -> ExitCode {
-    eprintln!("xtask: no tasks yet");
-    ExitCode::from(2)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(name) = args.first() else {
+        print_help();
+        return ExitCode::from(2);
+    };
+    if matches!(name.as_str(), "help" | "-h" | "--help") {
+        print_help();
+        return ExitCode::SUCCESS;
+    }
+    let Some(task) = TASKS.iter().find(|task| task.name == name) else {
+        eprintln!("xtask: unknown task `{name}`\n");
+        print_help();
+        return ExitCode::from(2);
+    };
+    match (task.run)(&args[1..]) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("xtask {name}: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn print_help() {
+    println!("usage: cargo xtask <task> [args]\n\ntasks:");
+    println!("  help\n      this list");
+    for task in TASKS {
+        println!("  {}", format!("{} {}", task.name, task.args).trim_end());
+        for line in task.about.lines() {
+            println!("      {line}");
+        }
+    }
 }
