@@ -68,11 +68,6 @@ pub enum ValueError {
         /// The letter.
         found: char,
     },
-    /// A letter that is not a colour (`W` or `Z`).
-    ColorLetter {
-        /// The letter.
-        found: char,
-    },
 }
 
 impl fmt::Display for ValueError {
@@ -107,7 +102,6 @@ impl fmt::Display for ValueError {
             Self::SquareContent { found } => {
                 write!(f, "{found:?} is not a square content (one of e w z W Z)")
             }
-            Self::ColorLetter { found } => write!(f, "{found:?} is not a colour (W or Z)"),
         }
     }
 }

@@ -13,7 +13,8 @@
 //! - [`Framer`] splits the NUL-terminated stream held in a [`bytes::BytesMut`]: `Ok(None)`
 //!   means "read more"; bad frames are errors with their raw bytes, after which it goes on.
 //!
-//! Only CHAT allocates: decoding, encoding and framing of every other message use the stack.
+//! Decoding and framing allocate only for a CHAT (its text); encoding goes through a stack
+//! buffer straight into the caller's buffer.
 //!
 //! ```
 //! use bytes::BytesMut;
@@ -68,9 +69,14 @@
 //! move limit zero-filled to 3 digits (usually `000`, since its `initial-time` and `max-moves`
 //! options are reset to 0); MOVE with time `0000`, from/to/count and the captured squares in
 //! jump order; GAMEEND with stop code `1` (its acknowledgement repeats the reason received);
-//! CHAT as `C` and the text; BACKACC `K1`. No variant needs tolerating. Its chat text is sent as
-//! UTF-8, so a chat with a character outside ASCII arrives as a [`FrameError`] of kind
-//! [`FrameErrorKind::NotAscii`].
+//! CHAT as `C` and the text; BACKACC `K1`. So no variant needs tolerating, and the "time field
+//! `0000`" of dxp.md §6 is the MOVE time (pydraughts always reports 0 seconds), not a 4-digit
+//! GAMEREQ field. Its edge cases stay errors, because the spec's fields cannot hold them: a
+//! thinking time of 1000 minutes or more zero-fills to 4 digits (a 95-byte GAMEREQ, refused as
+//! a wrong length), a BACKREQ for move 1000 wraps to `000` (out of range), a chat of blanks
+//! only is stripped to a bare `C` (too short), and chat text is sent as UTF-8, so a character
+//! outside ASCII arrives as a [`FrameError`] of kind [`FrameErrorKind::NotAscii`]. DXC100, from
+//! which its client code comes, builds the same messages.
 //!
 //! # Framing
 //!
