@@ -1,5 +1,5 @@
 //! Byte-exact codec and NUL framing for DamExchange (DXP), the protocol with which
-//! international-draughts programs play each other over TCP (shared/spec/dxp.md §1, §2).
+//! international-draughts programs play each other over TCP (docs/spec/dxp.md §1, §2).
 //!
 //! - [`Message`] is one of seven message structs: [`GameReq`], [`GameAcc`], [`Move`],
 //!   [`GameEnd`], [`Chat`], [`BackReq`], [`BackAcc`]. Their fields are types that hold only
