@@ -1,9 +1,66 @@
-//! `damx`: play, referee, debug and benchmark DamExchange (DXP) draughts programs.
+//! `damx`: play, debug and benchmark DamExchange (DXP) draughts programs.
+//!
+//! The binary is thin, in the manner of ripgrep: [`args`] parses the command line with clap
+//! into a validated configuration per command, each module of [`cmd`] does its work through
+//! the library crates (damx-wire, damx-rules, damx-engine) and writes to the output it is
+//! given, and `main` turns an [`error::Error`] into one line on standard error and an exit
+//! code. Only this crate prints; diagnostics go through [`log`] (`-q`, `-v`, `-vv`) and long
+//! work shows a [`progress`] line when standard error is a terminal.
+//!
+//! ```text
+//! $ damx decode M0012061100
+//! {"type":"move","seconds":12,"from":6,"to":11,"captured":[]}
+//! $ damx decode M0012x61100; echo $?
+//! damx: argument 1: "M0012x61100": MOVE: byte 5: expected a digit, found 'x'
+//! damx: 1 of 1 messages could not be decoded
+//! 1
+//! $ damx perft startpos 6
+//! depth  6
+//! nodes  167140
+//! time   0.004 s
+//! speed  41785000 nodes/s
+//! ```
+//!
+//! Exit codes (also in `damx --help`): 0 success; 1 invalid input (each invalid item is named
+//! on its own line, the valid ones are still processed); 2 usage error (clap's own, including
+//! a FEN argument that does not parse); 3 I/O error. A standard output closed by its reader
+//! ends the command quietly with 0.
 #![forbid(unsafe_code)]
 
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
+use clap::Parser;
+
+mod args;
+mod cmd;
+mod error;
+mod input;
+mod log;
+mod progress;
+
+use args::{Cli, Command};
+use error::Error;
+
 fn main() -> ExitCode {
-    eprintln!("damx: no commands are available yet");
-    ExitCode::from(2)
+    let cli = Cli::parse();
+    log::set_level(cli.global.level());
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => error.report(),
+    }
+}
+
+/// Runs one command with standard output as its output.
+fn run(command: Command) -> Result<(), Error> {
+    log::debug!("{command:?}");
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let result = match command {
+        Command::Decode(args) => cmd::decode::run(&args.into_config(), &mut out),
+        Command::Encode(args) => cmd::encode::run(&args.into_config(), &mut out),
+        Command::Perft(args) => cmd::perft::run(&args.into_config(), &mut out),
+    };
+    // Whatever the command wrote goes out before its error, if any, is reported.
+    let flushed = out.flush().map_err(Error::stdout);
+    result.and(flushed)
 }

@@ -1,0 +1,237 @@
+//! The command line: clap's derive structures, and their conversion into the validated
+//! configuration each command runs on.
+//!
+//! # The command tree
+//!
+//! The overview lists the commands in groups, by `display_order`, with room left in each
+//! group so that commands still to come slot in without moving the others:
+//!
+//! | order | command | job | state |
+//! |---:|---|---|---|
+//! | 10 | `play` | a person plays in the terminal, against the built-in engine or a DXP program (`--connect`/`--listen`) | planned (session) |
+//! | 11 | `demo` | a complete DXP game over loopback TCP between two built-in engines, board shown, PDN saved | planned (session) |
+//! | 20 | `follow` | the engine as a DXP Follower: `--listen` (default 127.0.0.1:27531) or `--connect` | planned (session) |
+//! | 21 | `initiate` | the engine as a DXP Initiator: `--connect` or `--listen`, `--games`, `--minutes`, `--moves`, `--color`, `--start`/`--openings` | planned (session) |
+//! | 30 | `match` | the referee: two participants, N games or an SPRT | planned (issue 7) |
+//! | 31 | `tournament` | the referee: round robin or gauntlet, `--concurrency` | planned (issue 7) |
+//! | 40 | `proxy` | relay between two DXP programs and log every message, flagging what breaks the spec | planned (session) |
+//! | 41 | `decode` | DXP messages to JSON lines | done |
+//! | 42 | `encode` | JSON lines to DXP messages | done |
+//! | 50 | `analyse` | search a position, live progress and the principal variation | done |
+//! | 51 | `perft` | count the leaf nodes of the move tree | done |
+//! | 52 | `bench` | the engine's fixed benchmark: node count signature and speed | done |
+//!
+//! The options shared by the planned commands follow the ones here: [`EngineArgs`]
+//! (`--threads`, `--hash`) for every command that runs the built-in engine, `--json` wherever
+//! the output is data, and the peer options `--listen ADDR` / `--connect ADDR`, `--name`,
+//! `--pdn PATH` and `--transcript PATH` for the session commands.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, Parser, Subcommand};
+use damx_rules::Position;
+
+use crate::cmd;
+use crate::input::Source;
+use crate::log::Level;
+
+/// The `damx` command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "damx",
+    version,
+    about = "Play, debug and benchmark DamExchange (DXP) draughts programs",
+    long_about = "Play, debug and benchmark DamExchange (DXP) draughts programs.\n\n\
+        DXP is the TCP protocol with which international-draughts (10x10) programs play each \
+        other. damx speaks it, checks it and comes with its own engine.",
+    after_long_help = EXIT_CODES,
+    propagate_version = true,
+    subcommand_required = true,
+    arg_required_else_help = true
+)]
+pub(crate) struct Cli {
+    #[command(flatten)]
+    pub(crate) global: GlobalArgs,
+
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success
+  1  invalid input: a message, JSON line, PDN text or move did not parse (each one is named)
+  2  usage: the command line is wrong
+  3  I/O: a file, standard input or standard output failed";
+
+/// Options every command takes.
+#[derive(Debug, Args)]
+pub(crate) struct GlobalArgs {
+    /// Say more on standard error (-v: what is being done, -vv: debugging details)
+    #[arg(short, long, action = ArgAction::Count, global = true)]
+    verbose: u8,
+
+    /// Say less: only errors, no warnings, no progress display
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+}
+
+impl GlobalArgs {
+    /// The logging level these options choose.
+    pub(crate) fn level(&self) -> Level {
+        Level::from_counts(u8::from(self.quiet), self.verbose)
+    }
+}
+
+/// The commands, in the order the overview lists them (see the module docs for the plan).
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Turn DXP messages into JSON lines
+    #[command(display_order = 41, after_long_help = DECODE_EXAMPLES)]
+    Decode(DecodeArgs),
+
+    /// Turn JSON lines into DXP messages
+    #[command(display_order = 42, after_long_help = ENCODE_EXAMPLES)]
+    Encode(EncodeArgs),
+
+    /// Count the leaf nodes of the legal-move tree (move generator check and speed)
+    #[command(display_order = 51, after_long_help = PERFT_EXAMPLES)]
+    Perft(PerftArgs),
+}
+
+const DECODE_EXAMPLES: &str = "\
+Examples:
+  damx decode M0012061100 'R01Tornado voor Windows 4.0        W060065A'
+  printf 'E00\\nK1\\n' | damx decode
+  damx decode --frames --file capture.bin
+
+Each valid message becomes one JSON line on standard output; each invalid one is named on \
+standard error (where it came from, its text, the message kind, the byte offset and what was \
+wrong) and the exit code is 1. The valid ones are converted all the same.";
+
+const ENCODE_EXAMPLES: &str = "\
+Examples:
+  damx encode '{\"type\":\"move\",\"seconds\":12,\"from\":6,\"to\":11,\"captured\":[]}'
+  damx decode < messages.txt | damx encode
+  damx encode --frames < messages.jsonl | nc 127.0.0.1 27531
+
+The JSON shape is the one `damx decode` writes. Each valid line becomes one DXP message on \
+standard output; each invalid one is named on standard error and the exit code is 1.";
+
+const PERFT_EXAMPLES: &str = "\
+Examples:
+  damx perft startpos 7
+  damx perft 'W:B12,13,14,16,18,19,21,23,24,26:W25,27,28,30,32,33,34,35,37,38' 8 --divide
+  damx perft startpos 9 --json";
+
+/// Where a command reads its items.
+#[derive(Debug, Args)]
+pub(crate) struct InputArgs {
+    /// Read from this file instead of standard input ("-" is standard input)
+    #[arg(short, long, value_name = "PATH")]
+    file: Option<PathBuf>,
+
+    /// Read a raw stream of NUL-terminated frames, as sent over TCP, instead of lines
+    #[arg(long)]
+    frames: bool,
+}
+
+/// `damx decode`.
+#[derive(Debug, Args)]
+pub(crate) struct DecodeArgs {
+    /// DXP messages without their NUL (without any, lines are read from standard input)
+    #[arg(value_name = "MESSAGE", conflicts_with_all = ["file", "frames"])]
+    messages: Vec<OsString>,
+
+    #[command(flatten)]
+    input: InputArgs,
+}
+
+impl DecodeArgs {
+    /// The validated configuration.
+    pub(crate) fn into_config(self) -> cmd::decode::Config {
+        cmd::decode::Config {
+            source: Source::choose(self.messages, self.input.file),
+            frames: self.input.frames,
+        }
+    }
+}
+
+/// `damx encode`.
+#[derive(Debug, Args)]
+pub(crate) struct EncodeArgs {
+    /// Messages as JSON objects (without any, lines are read from standard input)
+    #[arg(value_name = "JSON", conflicts_with = "file")]
+    messages: Vec<OsString>,
+
+    /// Read from this file instead of standard input ("-" is standard input)
+    #[arg(short, long, value_name = "PATH")]
+    file: Option<PathBuf>,
+
+    /// Write each message as a frame ending in a NUL, as sent over TCP, instead of a line
+    #[arg(long)]
+    frames: bool,
+}
+
+impl EncodeArgs {
+    /// The validated configuration.
+    pub(crate) fn into_config(self) -> cmd::encode::Config {
+        cmd::encode::Config {
+            source: Source::choose(self.messages, self.file),
+            frames: self.frames,
+        }
+    }
+}
+
+/// `damx perft`.
+#[derive(Debug, Args)]
+pub(crate) struct PerftArgs {
+    /// The position: a FEN such as "W:W31-50:B1-20", or "startpos"
+    #[arg(value_parser = parse_position)]
+    position: Position,
+
+    /// How many plies deep to count
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=64))]
+    depth: u32,
+
+    /// Also print the count below each legal move
+    #[arg(long)]
+    divide: bool,
+
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+impl PerftArgs {
+    /// The validated configuration.
+    pub(crate) fn into_config(self) -> cmd::perft::Config {
+        cmd::perft::Config {
+            position: self.position,
+            depth: self.depth,
+            divide: self.divide,
+            json: self.json,
+        }
+    }
+}
+
+/// `startpos` or a FEN.
+fn parse_position(text: &str) -> Result<Position, String> {
+    if text.trim().eq_ignore_ascii_case("startpos") {
+        return Ok(Position::initial());
+    }
+    Position::from_fen(text).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// clap's own consistency checks over every command and option.
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

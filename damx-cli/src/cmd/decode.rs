@@ -1,0 +1,134 @@
+//! `damx decode`: DXP messages to JSON lines.
+//!
+//! Each item is one message without its NUL: a command-line argument, a line of standard
+//! input or of a file, or (with `--frames`) a frame of a raw NUL-framed stream such as a
+//! capture of a TCP conversation. Valid messages become JSON lines in damx-wire's serde shape;
+//! each invalid item is named on standard error with its text and damx-wire's error (which
+//! message, which byte, what was wrong), and the command goes on with the next one.
+
+use std::io::{Read, Write};
+
+use bytes::BytesMut;
+use damx_wire::{FrameErrorKind, Framer, Message};
+
+use crate::error::Error;
+use crate::input::{Origin, Quoted, Source};
+use crate::log::problem;
+
+use super::Tally;
+
+/// What to decode.
+#[derive(Debug)]
+pub(crate) struct Config {
+    /// Where the messages come from.
+    pub(crate) source: Source,
+    /// Read a stream of NUL-terminated frames instead of lines.
+    pub(crate) frames: bool,
+}
+
+/// Decodes every item, writing a JSON line for each valid one.
+pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+    let mut tally = Tally::default();
+    if config.frames {
+        decode_frames(&config.source, out, &mut tally)?;
+    } else {
+        config.source.for_each_item(|origin, item| {
+            match item {
+                Ok(bytes) => decode_one(origin, bytes, out, &mut tally)?,
+                Err(length) => tally
+                    .invalid(|| problem!("{origin}: {length} bytes, too long for a DXP message")),
+            }
+            Ok(())
+        })?;
+    }
+    tally.finish("decoded")
+}
+
+/// Decodes one message and writes its JSON line, or reports why it is not a message.
+fn decode_one(
+    origin: Origin,
+    bytes: &[u8],
+    out: &mut dyn Write,
+    tally: &mut Tally,
+) -> Result<(), Error> {
+    match damx_wire::decode(bytes) {
+        Ok(message) => {
+            tally.valid();
+            write_json(out, &message)
+        }
+        Err(error) => {
+            tally.invalid(|| problem!("{origin}: {}: {error}", Quoted(bytes)));
+            Ok(())
+        }
+    }
+}
+
+/// Writes a message as one JSON line.
+fn write_json(out: &mut dyn Write, message: &Message) -> Result<(), Error> {
+    serde_json::to_writer(&mut *out, message).map_err(|e| Error::stdout(e.into()))?;
+    out.write_all(b"\n").map_err(Error::stdout)
+}
+
+/// Reads the source as a NUL-framed stream and decodes every frame.
+fn decode_frames(source: &Source, out: &mut dyn Write, tally: &mut Tally) -> Result<(), Error> {
+    let Some(mut reader) = source.open()? else {
+        return Ok(());
+    };
+    let mut framer = Framer::new();
+    let mut buf = BytesMut::new();
+    let mut chunk = [0; 8192];
+    // Bytes read so far: a frame's offset in the stream is worked out from it and what is
+    // left in the buffer.
+    let mut read: u64 = 0;
+    let mut number = 0;
+    loop {
+        loop {
+            let start_of_buf = read - buf.len() as u64;
+            let result = framer.next_frame(&mut buf);
+            let end = read - buf.len() as u64;
+            let frame_start = |len: usize| end - len as u64 - 1;
+            match result {
+                Ok(None) => break,
+                Ok(Some(frame)) => {
+                    number += 1;
+                    let bytes = frame.as_bytes();
+                    let offset = frame_start(bytes.len());
+                    decode_one(Origin::Frame { number, offset }, bytes, out, tally)?;
+                }
+                Err(error) => {
+                    number += 1;
+                    let raw = error.raw();
+                    let offset = match error.kind() {
+                        FrameErrorKind::Oversized => start_of_buf,
+                        _ => frame_start(raw.as_bytes().len()),
+                    };
+                    let origin = Origin::Frame { number, offset };
+                    tally.invalid(|| problem!("{origin}: {}: {error}", Quoted(raw.as_bytes())));
+                }
+            }
+        }
+        let n = loop {
+            match reader.read(&mut chunk) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(source.read_error(e)),
+            }
+        };
+        if n == 0 {
+            break;
+        }
+        read += n as u64;
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let start_of_buf = read - buf.len() as u64;
+    if let Some(error) = framer.finish(&mut buf) {
+        number += 1;
+        let origin = Origin::Frame {
+            number,
+            offset: start_of_buf,
+        };
+        let raw = error.raw();
+        tally.invalid(|| problem!("{origin}: {}: {error}", Quoted(raw.as_bytes())));
+    }
+    Ok(())
+}

@@ -1,0 +1,41 @@
+//! One module per command. Each takes its validated configuration and the output to write to,
+//! and returns an [`Error`] that `main` turns into a message and an exit code.
+
+use crate::error::Error;
+use crate::log::info;
+
+pub(crate) mod decode;
+pub(crate) mod encode;
+pub(crate) mod perft;
+
+/// Counts the valid and invalid items of a conversion, which goes on past invalid ones.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    valid: usize,
+    invalid: usize,
+}
+
+impl Tally {
+    /// One item converted.
+    pub(crate) fn valid(&mut self) {
+        self.valid += 1;
+    }
+
+    /// One item refused; `report` names it on standard error.
+    pub(crate) fn invalid(&mut self, report: impl FnOnce()) {
+        self.invalid += 1;
+        report();
+    }
+
+    /// Success if every item was valid, else the summary that makes the exit code 1.
+    pub(crate) fn finish(self, done: &str) -> Result<(), Error> {
+        let total = self.valid + self.invalid;
+        info!("{} of {total} messages {done}", self.valid);
+        match self.invalid {
+            0 => Ok(()),
+            invalid => Err(Error::Invalid(format!(
+                "{invalid} of {total} messages could not be {done}"
+            ))),
+        }
+    }
+}

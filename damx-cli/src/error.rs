@@ -1,0 +1,150 @@
+//! The one error type of the binary, and the exit code each kind of failure maps to.
+//!
+//! | code | meaning |
+//! |---:|---|
+//! | 0 | success |
+//! | 1 | invalid input: a message, JSON line, PDN text or move that the command read did not parse or is not legal (each one reported on its own line; the valid ones were still processed) |
+//! | 2 | usage: the command line is wrong (clap reports unknown options, missing or malformed values, a FEN argument that does not parse, conflicting options) |
+//! | 3 | I/O: a file, standard input or standard output failed |
+//!
+//! A closed standard output (`damx decode ... | head -1`) is not a failure: the command stops
+//! quietly with code 0, as ripgrep does.
+
+use std::fmt;
+use std::io;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Exit code for invalid input data.
+pub(crate) const EXIT_INVALID: u8 = 1;
+// 2, a wrong command line, is clap's own: it prints its message and exits before any command
+// runs.
+/// Exit code for an I/O failure.
+pub(crate) const EXIT_IO: u8 = 3;
+
+/// Why a command failed.
+#[derive(Debug)]
+pub(crate) enum Error {
+    /// Some of the input was invalid. The individual problems were reported as they were
+    /// found; this is the summary (`2 of 7 lines could not be decoded`).
+    Invalid(String),
+    /// Reading or writing failed.
+    Io {
+        /// What was being done: `cannot read game.pdn`.
+        context: String,
+        /// The cause.
+        source: io::Error,
+    },
+}
+
+impl Error {
+    /// A failure to read or write `path`.
+    pub(crate) fn file(verb: &str, path: &Path, source: io::Error) -> Error {
+        Error::Io {
+            context: format!("cannot {verb} {}", path.display()),
+            source,
+        }
+    }
+
+    /// A failure to read standard input.
+    pub(crate) fn stdin(source: io::Error) -> Error {
+        Error::Io {
+            context: "cannot read standard input".to_owned(),
+            source,
+        }
+    }
+
+    /// A failure to write standard output.
+    pub(crate) fn stdout(source: io::Error) -> Error {
+        Error::Io {
+            context: "cannot write standard output".to_owned(),
+            source,
+        }
+    }
+
+    /// True for a write to a standard output whose reader has gone away.
+    fn is_broken_pipe(&self) -> bool {
+        matches!(self, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
+    }
+
+    /// Prints the error (unless it is a broken pipe) and gives the process exit code.
+    pub(crate) fn report(&self) -> ExitCode {
+        if self.is_broken_pipe() {
+            return ExitCode::SUCCESS;
+        }
+        eprintln!("damx: {self}");
+        ExitCode::from(match self {
+            Error::Invalid(_) => EXIT_INVALID,
+            Error::Io { .. } => EXIT_IO,
+        })
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Invalid(summary) => f.write_str(summary),
+            Error::Io { context, source } => write!(f, "{context}: {}", describe_io(source)),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            Error::Invalid(_) => None,
+        }
+    }
+}
+
+/// An I/O error as a lower-case phrase: `no such file or directory` rather than the
+/// operating system's `No such file or directory (os error 2)`.
+pub(crate) fn describe_io(error: &io::Error) -> String {
+    let text = error.to_string();
+    let text = match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => &text[..at],
+        _ => &text,
+    };
+    lower_first(text)
+}
+
+/// The text with its first character in lower case, so that every message reads the same way.
+pub(crate) fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Messages read as one lower-case phrase without the operating system's error number.
+    #[test]
+    fn io_errors_read_as_lower_case_phrases() {
+        let error = io::Error::from_raw_os_error(2);
+        assert_eq!(describe_io(&error), "no such file or directory");
+        let custom = io::Error::other("Stream closed");
+        assert_eq!(describe_io(&custom), "stream closed");
+        let error = Error::file(
+            "read",
+            Path::new("game.pdn"),
+            io::Error::from_raw_os_error(2),
+        );
+        assert_eq!(
+            error.to_string(),
+            "cannot read game.pdn: no such file or directory"
+        );
+    }
+
+    /// A closed pipe on standard output ends the command quietly with success.
+    #[test]
+    fn a_broken_pipe_is_not_reported() {
+        let error = Error::stdout(io::Error::from(io::ErrorKind::BrokenPipe));
+        assert!(error.is_broken_pipe());
+        assert!(!Error::Invalid("x".into()).is_broken_pipe());
+    }
+}

@@ -1,0 +1,97 @@
+//! Diagnostics on standard error, filtered by the level that `-q`/`-v` choose.
+//!
+//! The libraries never print; only the binary talks to the person at the terminal, so a level
+//! and four macros are all the logging it needs. Errors that end a command are not logged
+//! here: `main` prints them (see [`crate::error`]). Per-item problems that do not stop the
+//! command (an invalid line among valid ones) use [`problem!`], which shows at every level.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// How much the binary says on standard error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Level {
+    /// `-q`: problems only; no warnings, no progress display.
+    Quiet = 0,
+    /// The default: problems, warnings and the progress display.
+    Normal = 1,
+    /// `-v`: also what the command is doing (settings, counts).
+    Verbose = 2,
+    /// `-vv`: also details for debugging.
+    Debug = 3,
+}
+
+impl Level {
+    /// The level for `quiet` times `-q` and `verbose` times `-v`.
+    pub(crate) fn from_counts(quiet: u8, verbose: u8) -> Level {
+        match (quiet, verbose) {
+            (q, _) if q > 0 => Level::Quiet,
+            (_, 0) => Level::Normal,
+            (_, 1) => Level::Verbose,
+            _ => Level::Debug,
+        }
+    }
+}
+
+static LEVEL: AtomicU8 = AtomicU8::new(Level::Normal as u8);
+
+/// Sets the level for the rest of the run.
+pub(crate) fn set_level(level: Level) {
+    LEVEL.store(level as u8, Ordering::Relaxed);
+}
+
+/// Whether messages of `level` are shown.
+pub(crate) fn enabled(level: Level) -> bool {
+    LEVEL.load(Ordering::Relaxed) >= level as u8
+}
+
+/// A problem with one item of the input that does not stop the command: always shown.
+macro_rules! problem {
+    ($($arg:tt)*) => {
+        eprintln!("damx: {}", format_args!($($arg)*))
+    };
+}
+
+/// A warning or a hint the person should see: shown unless `-q`.
+macro_rules! note {
+    ($($arg:tt)*) => {
+        if $crate::log::enabled($crate::log::Level::Normal) {
+            eprintln!("damx: {}", format_args!($($arg)*));
+        }
+    };
+}
+
+/// What the command is doing: shown with `-v`.
+macro_rules! info {
+    ($($arg:tt)*) => {
+        if $crate::log::enabled($crate::log::Level::Verbose) {
+            eprintln!("damx: {}", format_args!($($arg)*));
+        }
+    };
+}
+
+/// Details for debugging: shown with `-vv`.
+macro_rules! debug {
+    ($($arg:tt)*) => {
+        if $crate::log::enabled($crate::log::Level::Debug) {
+            eprintln!("damx: debug: {}", format_args!($($arg)*));
+        }
+    };
+}
+
+pub(crate) use {debug, info, note, problem};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `-q` wins over `-v`, and each `-v` adds a level up to debug.
+    #[test]
+    fn counts_choose_the_level() {
+        assert_eq!(Level::from_counts(0, 0), Level::Normal);
+        assert_eq!(Level::from_counts(1, 0), Level::Quiet);
+        assert_eq!(Level::from_counts(1, 2), Level::Quiet);
+        assert_eq!(Level::from_counts(0, 1), Level::Verbose);
+        assert_eq!(Level::from_counts(0, 2), Level::Debug);
+        assert_eq!(Level::from_counts(0, 5), Level::Debug);
+    }
+}
