@@ -81,6 +81,7 @@ impl fmt::Display for Outcome {
 }
 
 /// Why a game was won.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum WinReason {
     /// The side to move has no piece or no legal move.
@@ -96,6 +97,7 @@ impl fmt::Display for WinReason {
 }
 
 /// Why a game was drawn.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum DrawReason {
     /// The same position with the same side to move for the third time.

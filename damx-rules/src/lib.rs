@@ -9,10 +9,17 @@
 //! every FMJD rule: men move forward and capture both ways, kings fly, captures are compulsory
 //! and the longest capture must be taken, captured pieces stay on the board until the capture
 //! ends, and duplicate capture paths are one move. [`Game`] adds the history and the
-//! end-of-game rules (see its module docs for how unclear cases are decided).
+//! end-of-game rules (the [`game`] module documents how unclear cases are decided).
 //!
 //! Text: FEN through [`Position::from_fen`] / [`Position::to_fen`] (also `FromStr` /
-//! `Display`), the start position's count checks through [`perft`] and [`divide`].
+//! `Display`); moves through [`Position::parse_move`] (every common form, resolved against the
+//! legal moves) and [`Position::move_text`] (unambiguous, the landing path only when needed);
+//! games through the [`pdn`] module ([`PdnGame`] writes PDN that pydraughts and other readers
+//! accept, [`pdn::parse_games`] reads files with comments and variations). [`perft`] and
+//! [`divide`] count the move tree with the published numbers as tests.
+//!
+//! With the `serde` feature, the vocabulary types, positions (as FEN), results and outcomes
+//! serialize to readable forms.
 //!
 //! ```
 //! use damx_rules::{perft, Position};
@@ -21,20 +28,26 @@
 //! let moves = position.legal_moves();
 //! assert_eq!(moves.len(), 9);
 //!
-//! let after = position.play(&moves[0]);
+//! let mv = position.parse_move("32-28")?;
+//! assert!(position.is_legal(&mv));
+//! let after = position.play(&mv);
 //! assert_eq!(after.legal_moves().len(), 9);
 //! assert_eq!(perft(&position, 4), 4_265);
-//! # Ok::<(), damx_rules::FenError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![forbid(unsafe_code)]
 
 pub mod bitboard;
 pub mod fen;
-mod game;
+pub mod game;
 mod movegen;
 mod moves;
+pub mod notation;
+pub mod pdn;
 mod perft;
 mod position;
+#[cfg(feature = "serde")]
+mod serde_impls;
 mod square;
 mod zobrist;
 
@@ -45,6 +58,8 @@ pub use game::{
     WinReason,
 };
 pub use moves::{Move, MoveList, MoveListIntoIter};
+pub use notation::{MoveTextError, MoveTextErrorKind};
+pub use pdn::{GameResult, PdnError, PdnErrorKind, PdnGame};
 pub use perft::{divide, perft};
 pub use position::{Diagram, IllegalMoveError, MAX_PIECES_PER_SIDE, Position, Setup, SetupError};
 pub use square::{Color, ParseSquareError, Piece, Square};

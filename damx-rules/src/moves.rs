@@ -12,10 +12,10 @@ use crate::square::Square;
 /// triple are the same move, and two captures with the same `from` and `to` but different
 /// captured sets are different moves. `from == to` is possible for a capture that comes back to
 /// its start square. The landing squares of a capture are not stored; see
-/// `Position::capture_path`.
+/// [`Position::capture_path`](crate::Position::capture_path).
 ///
 /// `Display` writes `32-28` or `28x19` without the path; use
-/// `Position::move_text` for notation that is unambiguous in its
+/// [`Position::move_text`](crate::Position::move_text) for notation that is unambiguous in its
 /// position.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Move {

@@ -142,6 +142,7 @@ impl From<Square> for u8 {
 }
 
 /// A side: White moves first and moves towards the low square numbers.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Color {
     /// The side that starts on 31..=50 and moves first.
@@ -200,6 +201,7 @@ impl fmt::Display for Color {
 }
 
 /// The kind of a piece.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Piece {
     /// Moves one square forward, captures forwards and backwards.
