@@ -1,6 +1,55 @@
 //! A parallel alpha-beta search and evaluation for international draughts.
 //!
-//! `damx-engine` takes a position from `damx-rules`, searches it within the limits it is given
-//! and returns plain data: the best move, its score and the principal variation. It knows
-//! nothing of DXP or sockets.
+//! `damx-engine` takes a game from `damx-rules`, searches its current position within the
+//! [`Limits`] it is given and returns plain data: a [`SearchResult`] with the best move, its
+//! [`Score`] and the principal variation. It knows nothing of DXP or sockets and never prints;
+//! progress goes to an observer as [`Progress`] reports, and a [`StopSignal`] ends a search
+//! from any thread within a few milliseconds.
+//!
+//! - [`Engine`] owns the shared transposition table and the search threads (Lazy SMP on a
+//!   rayon pool; with one thread a search to a given depth is deterministic).
+//! - The search: iterative deepening, principal-variation alpha-beta with aspiration windows,
+//!   a quiescence that searches pending captures (a position with a capture is never
+//!   evaluated statically), move ordering by table move, killers and history, late-move
+//!   reductions, an extension for forced moves, and the draw rules of [`damx_rules::Game`].
+//! - [`evaluate`]: the static evaluation; [`eval`] describes its features and weights.
+//! - [`bench()`]: the fixed-depth bench whose node count is the behaviour signature.
+//!
+//! ```
+//! use damx_engine::{Engine, EngineOptions, Limits, StopSignal};
+//! use damx_rules::Game;
+//!
+//! let mut engine = Engine::new(EngineOptions { hash_mb: 4, ..EngineOptions::default() });
+//! let game = Game::default();
+//! let result = engine.search(&game, &Limits::depth(4), &StopSignal::new(), &mut |progress| {
+//!     assert!(progress.depth <= 4);
+//! });
+//! let best = result.best_move.expect("the start position has moves");
+//! assert!(game.position().is_legal(&best));
+//! assert_eq!(result.depth, 4);
+//! println!("{best} {}", result.score);
+//! ```
 #![forbid(unsafe_code)]
+
+mod bench;
+mod board;
+mod engine;
+pub mod eval;
+mod limits;
+mod score;
+mod search;
+mod tt;
+
+pub use bench::{BENCH_DEPTH, BENCH_POSITIONS, BenchLine, BenchOptions, BenchReport, bench};
+pub use engine::{Engine, EngineOptions, Progress, SearchFeatures, SearchResult};
+pub use eval::{EvalParams, evaluate_with};
+pub use limits::{Clock, Limits, StopSignal};
+pub use score::Score;
+
+use damx_rules::Position;
+
+/// The static evaluation of `position` with the default weights, from the side to move (for
+/// analysis and tuning; the search evaluates only quiet positions).
+pub fn evaluate(position: &Position) -> Score {
+    eval::evaluate_with(position, &EvalParams::default())
+}

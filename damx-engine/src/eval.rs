@@ -1,0 +1,705 @@
+//! The static evaluation: a weighted sum of draughts knowledge, with weights fitted to game
+//! results.
+//!
+//! Every feature is counted for White and for Black (Black's pieces through the board turned
+//! half a turn, so that one piece of code serves both) and enters as White's count minus
+//! Black's. Each feature has two weights, one for the opening (all 40 men on the board) and
+//! one for the ending (no men left); the evaluation blends them by the number of men still on
+//! the board. Some king endings are then scaled towards a draw by hand-written rules (below).
+//!
+//! The features ([`feature_names`] lists them in weight order):
+//!
+//! - `man`, `king`: material.
+//! - `square 6` .. `square 50`: a man on that square, from its owner's side (Black's square
+//!   `n` is White's `51 - n`). This one table carries tempo and development (how far the men
+//!   have advanced), centre control and the back-row guard (the men on 46..50 that keep the
+//!   opponent from breaking through), in the opening and in the ending separately.
+//! - `balance`: the difference between the men on the left and the right half of the board.
+//! - `mobility`: forward steps the men can make now; `king mobility`: the empty squares the
+//!   kings see.
+//! - `chain`: men backed by a piece diagonally behind them (formations, locked wings).
+//! - `outpost supported` / `outpost loose`: a man on the opponent's side of the centre (its
+//!   owner's row 5, squares 21..25 for White) with both squares behind it held, or not.
+//! - `threatened`: pieces an opponent man could take right now (at a quiet position only the
+//!   side to move can have them).
+//! - `runaway 1` .. `runaway 5`: a man that many rows from promotion with nothing of the
+//!   opponent in the triangle in front of it and no opponent king.
+//! - `king on long diagonal`: a king on the main diagonal 46-5 (the lone king's fortress).
+//! - `to move`: the side to move (tempo in the ending).
+//!
+//! Endgame rules applied on top (scaling the score towards zero): kings against a lone king
+//! are drawn with two kings or fewer, and with three when the lone king holds the long
+//! diagonal; a lone king against at most three pieces including men, or two or more kings
+//! against at most two more kings, is drawish.
+
+use std::fmt;
+
+use damx_rules::{Color, Position};
+
+use crate::board::{
+    self, LEFT_HALF, LONG_DIAGONAL, PROMOTION_CONE, RIGHT_HALF, down_left, down_right, mirror,
+    up_left, up_right,
+};
+use crate::score::Score;
+
+/// Feature index of `man`.
+const MAN: usize = 0;
+/// Feature index of `king`.
+const KING: usize = 1;
+/// Feature index of `square 6`; square `n` is at `SQUARE + n - 6`.
+const SQUARE: usize = 2;
+const BALANCE: usize = SQUARE + 45;
+const MOBILITY: usize = BALANCE + 1;
+const KING_MOBILITY: usize = MOBILITY + 1;
+const CHAIN: usize = KING_MOBILITY + 1;
+const OUTPOST_SUPPORTED: usize = CHAIN + 1;
+const OUTPOST_LOOSE: usize = OUTPOST_SUPPORTED + 1;
+const THREATENED: usize = OUTPOST_LOOSE + 1;
+/// Feature index of `runaway 1`; `runaway d` is at `RUNAWAY + d - 1`.
+const RUNAWAY: usize = THREATENED + 1;
+const LONG_DIAGONAL_KING: usize = RUNAWAY + 5;
+const TO_MOVE: usize = LONG_DIAGONAL_KING + 1;
+
+/// The number of features (and of weights per phase).
+pub const FEATURE_COUNT: usize = TO_MOVE + 1;
+
+/// The men on the board when the opening weights apply in full.
+pub const PHASE_MAX: i32 = 40;
+
+/// The feature names in weight order.
+pub fn feature_names() -> &'static [&'static str; FEATURE_COUNT] {
+    &FEATURE_NAMES
+}
+
+const FEATURE_NAMES: [&str; FEATURE_COUNT] = {
+    const SQUARE_NAMES: [&str; 45] = [
+        "square 6",
+        "square 7",
+        "square 8",
+        "square 9",
+        "square 10",
+        "square 11",
+        "square 12",
+        "square 13",
+        "square 14",
+        "square 15",
+        "square 16",
+        "square 17",
+        "square 18",
+        "square 19",
+        "square 20",
+        "square 21",
+        "square 22",
+        "square 23",
+        "square 24",
+        "square 25",
+        "square 26",
+        "square 27",
+        "square 28",
+        "square 29",
+        "square 30",
+        "square 31",
+        "square 32",
+        "square 33",
+        "square 34",
+        "square 35",
+        "square 36",
+        "square 37",
+        "square 38",
+        "square 39",
+        "square 40",
+        "square 41",
+        "square 42",
+        "square 43",
+        "square 44",
+        "square 45",
+        "square 46",
+        "square 47",
+        "square 48",
+        "square 49",
+        "square 50",
+    ];
+    let mut names = [""; FEATURE_COUNT];
+    names[MAN] = "man";
+    names[KING] = "king";
+    let mut i = 0;
+    while i < 45 {
+        names[SQUARE + i] = SQUARE_NAMES[i];
+        i += 1;
+    }
+    names[BALANCE] = "balance";
+    names[MOBILITY] = "mobility";
+    names[KING_MOBILITY] = "king mobility";
+    names[CHAIN] = "chain";
+    names[OUTPOST_SUPPORTED] = "outpost supported";
+    names[OUTPOST_LOOSE] = "outpost loose";
+    names[THREATENED] = "threatened";
+    names[RUNAWAY] = "runaway 1";
+    names[RUNAWAY + 1] = "runaway 2";
+    names[RUNAWAY + 2] = "runaway 3";
+    names[RUNAWAY + 3] = "runaway 4";
+    names[RUNAWAY + 4] = "runaway 5";
+    names[LONG_DIAGONAL_KING] = "king on long diagonal";
+    names[TO_MOVE] = "to move";
+    names
+};
+
+/// The evaluation weights, in centi-men per unit of each feature, for the opening and for the
+/// ending.
+///
+/// [`EvalParams::default`] gives the tuned weights the engine plays with; [`EvalParams::hand_set`]
+/// the starting point of the tuning. Weights can be read from and written to a small text
+/// format (one `name mg eg` line per feature) to compare weight sets in the gauntlet.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct EvalParams {
+    /// Opening weights, in [`feature_names`] order.
+    pub opening: [i32; FEATURE_COUNT],
+    /// Ending weights, in [`feature_names`] order.
+    pub ending: [i32; FEATURE_COUNT],
+}
+
+impl Default for EvalParams {
+    /// The weights the engine plays with.
+    fn default() -> EvalParams {
+        EvalParams::hand_set()
+    }
+}
+
+impl EvalParams {
+    /// The tuned weights (the default).
+    pub fn tuned() -> EvalParams {
+        EvalParams::default()
+    }
+
+    /// Weights set by hand from draughts knowledge, before any tuning.
+    pub fn hand_set() -> EvalParams {
+        let mut opening = [0; FEATURE_COUNT];
+        let mut ending = [0; FEATURE_COUNT];
+        opening[MAN] = 100;
+        ending[MAN] = 100;
+        opening[KING] = 300;
+        ending[KING] = 350;
+        for n in 6..=50 {
+            let (row, column) = (board::row_of(n) as i32, board::column_of(n) as i32);
+            let advance = 9 - row;
+            let centre = 4 - (2 * column - 9).abs() / 2;
+            opening[SQUARE + n - 6] = 2 * centre + advance;
+            ending[SQUARE + n - 6] = 4 * advance;
+        }
+        for n in [47, 48, 49] {
+            opening[SQUARE + n - 6] += 8;
+        }
+        opening[BALANCE] = -3;
+        opening[MOBILITY] = 2;
+        ending[MOBILITY] = 2;
+        opening[KING_MOBILITY] = 1;
+        ending[KING_MOBILITY] = 2;
+        opening[CHAIN] = 3;
+        ending[CHAIN] = 1;
+        opening[OUTPOST_SUPPORTED] = 6;
+        opening[OUTPOST_LOOSE] = -4;
+        opening[THREATENED] = -10;
+        ending[THREATENED] = -10;
+        let runaway = [200, 120, 70, 40, 20];
+        for (d, value) in runaway.into_iter().enumerate() {
+            opening[RUNAWAY + d] = value / 2;
+            ending[RUNAWAY + d] = value;
+        }
+        ending[LONG_DIAGONAL_KING] = 20;
+        ending[TO_MOVE] = 5;
+        EvalParams { opening, ending }
+    }
+
+    /// Reads weights written by [`EvalParams::to_text`]: one line per feature, the name, the
+    /// opening weight and the ending weight; `#` starts a comment. Every feature must appear
+    /// once.
+    pub fn from_text(text: &str) -> Result<EvalParams, ParamsError> {
+        let mut opening = [0; FEATURE_COUNT];
+        let mut ending = [0; FEATURE_COUNT];
+        let mut seen = [false; FEATURE_COUNT];
+        for (number, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let error = |kind| ParamsError {
+                line: number + 1,
+                kind,
+            };
+            let mut fields = line.rsplitn(3, char::is_whitespace);
+            let (Some(end), Some(open), Some(name)) = (fields.next(), fields.next(), fields.next())
+            else {
+                return Err(error(ParamsErrorKind::Malformed));
+            };
+            let name = name.trim();
+            let index = FEATURE_NAMES
+                .iter()
+                .position(|known| *known == name)
+                .ok_or_else(|| error(ParamsErrorKind::UnknownFeature(name.to_string())))?;
+            if seen[index] {
+                return Err(error(ParamsErrorKind::Duplicate(name.to_string())));
+            }
+            seen[index] = true;
+            let weight = |text: &str| {
+                text.parse::<i32>()
+                    .ok()
+                    .filter(|w| w.abs() <= MAX_WEIGHT)
+                    .ok_or_else(|| error(ParamsErrorKind::BadWeight(text.to_string())))
+            };
+            opening[index] = weight(open)?;
+            ending[index] = weight(end)?;
+        }
+        if let Some(missing) = seen.iter().position(|seen| !seen) {
+            return Err(ParamsError {
+                line: 0,
+                kind: ParamsErrorKind::Missing(FEATURE_NAMES[missing].to_string()),
+            });
+        }
+        Ok(EvalParams { opening, ending })
+    }
+
+    /// The weights as text, one `name opening ending` line per feature.
+    pub fn to_text(&self) -> String {
+        let mut text = String::from("# feature, opening weight, ending weight (centi-men)\n");
+        for (i, name) in FEATURE_NAMES.iter().enumerate() {
+            text.push_str(&format!("{name} {} {}\n", self.opening[i], self.ending[i]));
+        }
+        text
+    }
+}
+
+/// The largest weight [`EvalParams::from_text`] accepts: larger ones could overflow the sum.
+pub const MAX_WEIGHT: i32 = 10_000;
+
+/// A weights text that could not be read.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ParamsError {
+    /// The 1-based line (0 when the error concerns the whole text).
+    pub line: usize,
+    /// What was wrong.
+    pub kind: ParamsErrorKind,
+}
+
+/// What was wrong with a weights text.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ParamsErrorKind {
+    /// A line is not `name opening ending`.
+    Malformed,
+    /// A name that is not a feature.
+    UnknownFeature(String),
+    /// A feature given twice.
+    Duplicate(String),
+    /// A weight that is not an integer within [`MAX_WEIGHT`].
+    BadWeight(String),
+    /// A feature that is not given.
+    Missing(String),
+}
+
+impl fmt::Display for ParamsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line > 0 {
+            write!(f, "line {}: ", self.line)?;
+        }
+        match &self.kind {
+            ParamsErrorKind::Malformed => write!(f, "expected `name opening ending`"),
+            ParamsErrorKind::UnknownFeature(name) => write!(f, "unknown feature `{name}`"),
+            ParamsErrorKind::Duplicate(name) => write!(f, "feature `{name}` given twice"),
+            ParamsErrorKind::BadWeight(text) => write!(f, "bad weight `{text}`"),
+            ParamsErrorKind::Missing(name) => write!(f, "feature `{name}` missing"),
+        }
+    }
+}
+
+impl std::error::Error for ParamsError {}
+
+/// Receives feature counts as the evaluation finds them.
+trait Sink {
+    fn add(&mut self, feature: usize, count: i32);
+}
+
+/// Sums weighted counts, for play.
+struct Weighted<'a> {
+    params: &'a EvalParams,
+    opening: i32,
+    ending: i32,
+}
+
+impl Sink for Weighted<'_> {
+    #[inline(always)]
+    fn add(&mut self, feature: usize, count: i32) {
+        self.opening += self.params.opening[feature] * count;
+        self.ending += self.params.ending[feature] * count;
+    }
+}
+
+/// Keeps the counts, for tuning.
+struct Counts([i32; FEATURE_COUNT]);
+
+impl Sink for Counts {
+    fn add(&mut self, feature: usize, count: i32) {
+        self.0[feature] += count;
+    }
+}
+
+/// The pieces as the evaluation sees them: White's and Black's men and kings.
+#[derive(Clone, Copy)]
+struct Material {
+    white_men: u64,
+    white_kings: u64,
+    black_men: u64,
+    black_kings: u64,
+}
+
+impl Material {
+    fn of(position: &Position) -> Material {
+        Material {
+            white_men: position.men(Color::White).bits(),
+            white_kings: position.kings(Color::White).bits(),
+            black_men: position.men(Color::Black).bits(),
+            black_kings: position.kings(Color::Black).bits(),
+        }
+    }
+
+    /// Men on the board, 0..=40.
+    fn phase(&self) -> i32 {
+        (self.white_men.count_ones() + self.black_men.count_ones()).min(40) as i32
+    }
+}
+
+/// Counts every feature for White (`sign` 1) or for Black seen as White (`sign` -1).
+#[inline(always)]
+fn side_features<S: Sink>(
+    sink: &mut S,
+    own_men: u64,
+    own_kings: u64,
+    opp_men: u64,
+    opp_kings: u64,
+    sign: i32,
+) {
+    let own = own_men | own_kings;
+    let opp = opp_men | opp_kings;
+    let empty = board::ALL & !(own | opp);
+
+    sink.add(MAN, sign * own_men.count_ones() as i32);
+    sink.add(KING, sign * own_kings.count_ones() as i32);
+
+    let mut men = own_men;
+    while men != 0 {
+        let bit = men.trailing_zeros();
+        men &= men - 1;
+        let n = board::NUMBER_OF_BIT[bit as usize] as usize;
+        if n >= 6 {
+            sink.add(SQUARE + n - 6, sign);
+        }
+        if n <= 30 && opp_kings == 0 && PROMOTION_CONE[bit as usize] & opp == 0 {
+            // Rows to promotion: 1 (squares 6..10) to 5 (26..30).
+            let rows = board::row_of(n);
+            if rows >= 1 {
+                sink.add(RUNAWAY + rows - 1, sign);
+            }
+        }
+    }
+
+    let left = (own_men & LEFT_HALF).count_ones() as i32;
+    let right = (own_men & RIGHT_HALF).count_ones() as i32;
+    sink.add(BALANCE, sign * (left - right).abs());
+
+    let steps = (up_right(own_men) & empty).count_ones() + (up_left(own_men) & empty).count_ones();
+    sink.add(MOBILITY, sign * steps as i32);
+
+    if own_kings != 0 {
+        let occupied = own | opp;
+        let mut kings = own_kings;
+        let mut reach = 0;
+        while kings != 0 {
+            let bit = kings.trailing_zeros();
+            kings &= kings - 1;
+            reach += board::king_reach(bit, occupied).count_ones();
+        }
+        sink.add(KING_MOBILITY, sign * reach as i32);
+        sink.add(
+            LONG_DIAGONAL_KING,
+            sign * (own_kings & LONG_DIAGONAL).count_ones() as i32,
+        );
+    }
+
+    // A man at bit b is backed on the left by a piece at down_left(b), that is b is in
+    // up_right(own).
+    let backed_left = own_men & up_right(own);
+    let backed_right = own_men & up_left(own);
+    sink.add(
+        CHAIN,
+        sign * (backed_left.count_ones() + backed_right.count_ones()) as i32,
+    );
+
+    let outposts = own_men & board::row_bits(4);
+    let supported = outposts & backed_left & backed_right;
+    sink.add(OUTPOST_SUPPORTED, sign * supported.count_ones() as i32);
+    sink.add(
+        OUTPOST_LOOSE,
+        sign * (outposts & !supported).count_ones() as i32,
+    );
+
+    // Own pieces an opponent man next to them can jump: the man on one side, an empty square
+    // on the other.
+    let threatened = own
+        & ((down_left(opp_men) & up_right(empty))
+            | (down_right(opp_men) & up_left(empty))
+            | (up_right(opp_men) & down_left(empty))
+            | (up_left(opp_men) & down_right(empty)));
+    sink.add(THREATENED, sign * threatened.count_ones() as i32);
+}
+
+#[inline(always)]
+fn all_features<S: Sink>(sink: &mut S, material: &Material, side_to_move: Color) {
+    side_features(
+        sink,
+        material.white_men,
+        material.white_kings,
+        material.black_men,
+        material.black_kings,
+        1,
+    );
+    side_features(
+        sink,
+        mirror(material.black_men),
+        mirror(material.black_kings),
+        mirror(material.white_men),
+        mirror(material.white_kings),
+        -1,
+    );
+    sink.add(
+        TO_MOVE,
+        match side_to_move {
+            Color::White => 1,
+            Color::Black => -1,
+        },
+    );
+}
+
+/// The divisor that pulls drawish endings towards zero (1 for everything else).
+fn draw_divisor(material: &Material) -> i32 {
+    let count = |bits: u64| bits.count_ones() as i32;
+    let (wm, wk, bm, bk) = (
+        count(material.white_men),
+        count(material.white_kings),
+        count(material.black_men),
+        count(material.black_kings),
+    );
+    let white_worth = wm + 3 * wk;
+    let black_worth = bm + 3 * bk;
+    // The weaker side must have a king to hold a draw.
+    let (strong_men, strong_kings, weak_men, weak_kings, weak_bits) = if white_worth > black_worth {
+        (wm, wk, bm, bk, material.black_kings)
+    } else if black_worth > white_worth {
+        (bm, bk, wm, wk, material.white_kings)
+    } else {
+        return 1;
+    };
+    if weak_kings == 0 {
+        return 1;
+    }
+    let strong = strong_men + strong_kings;
+    if weak_men == 0 && weak_kings == 1 {
+        if strong_men == 0 {
+            return match strong_kings {
+                ..=2 => 16,
+                3 if weak_bits & LONG_DIAGONAL != 0 => 16,
+                3 => 2,
+                _ => 1,
+            };
+        }
+        if strong <= 3 {
+            return 4;
+        }
+    }
+    if weak_men == 0 && strong_men == 0 && strong_kings < weak_kings + 3 {
+        return 8;
+    }
+    1
+}
+
+/// The static evaluation of `position` with `params`, in centi-men from the side to move.
+///
+/// Meant for quiet positions (no capture for the side to move); elsewhere it is a rough guess.
+pub fn evaluate_with(position: &Position, params: &EvalParams) -> Score {
+    Score::centi_men(evaluate_raw(position, params))
+}
+
+/// The evaluation as a plain number, from the side to move, clamped below the win scores.
+#[inline]
+pub(crate) fn evaluate_raw(position: &Position, params: &EvalParams) -> i32 {
+    let material = Material::of(position);
+    let mut sink = Weighted {
+        params,
+        opening: 0,
+        ending: 0,
+    };
+    all_features(&mut sink, &material, position.side_to_move());
+    let phase = material.phase();
+    let white = (sink.opening * phase + sink.ending * (PHASE_MAX - phase)) / PHASE_MAX;
+    let white = white / draw_divisor(&material);
+    let white = white.clamp(-Score::MAX_EVAL, Score::MAX_EVAL);
+    match position.side_to_move() {
+        Color::White => white,
+        Color::Black => -white,
+    }
+}
+
+/// The features of one position, for tuning: what the evaluation multiplies by its weights.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Features {
+    /// `(feature index, White's count minus Black's)` for every feature that is not zero.
+    pub counts: Vec<(u16, i16)>,
+    /// Men on the board, 0..=[`PHASE_MAX`]: the opening weights count `phase / PHASE_MAX`, the
+    /// ending weights the rest.
+    pub phase: i32,
+    /// The evaluation is divided by this (drawish endings; 1 otherwise).
+    pub divisor: i32,
+}
+
+impl Features {
+    /// The features of `position`.
+    pub fn of(position: &Position) -> Features {
+        let material = Material::of(position);
+        let mut counts = Counts([0; FEATURE_COUNT]);
+        all_features(&mut counts, &material, position.side_to_move());
+        Features {
+            counts: counts
+                .0
+                .iter()
+                .enumerate()
+                .filter(|(_, count)| **count != 0)
+                .map(|(i, count)| (i as u16, *count as i16))
+                .collect(),
+            phase: material.phase(),
+            divisor: draw_divisor(&material),
+        }
+    }
+
+    /// The evaluation from White's side with real-valued weights (the tuner's model; with the
+    /// integer weights of `params` it agrees with the engine up to rounding and the clamp).
+    pub fn white_score(&self, opening: &[f64], ending: &[f64]) -> f64 {
+        let phase = f64::from(self.phase) / f64::from(PHASE_MAX);
+        let sum: f64 = self
+            .counts
+            .iter()
+            .map(|&(i, count)| {
+                let i = i as usize;
+                f64::from(count) * (opening[i] * phase + ending[i] * (1.0 - phase))
+            })
+            .sum();
+        sum / f64::from(self.divisor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn position(fen: &str) -> Position {
+        fen.parse().unwrap()
+    }
+
+    /// The start position is level, and both sides see a position and its half-turned copy
+    /// the same way.
+    #[test]
+    fn colour_symmetry() {
+        let params = EvalParams::hand_set();
+        let start = Position::initial();
+        let white_to_move = evaluate_raw(&start, &params);
+        let black_to_move = evaluate_raw(&start.with_side_to_move(Color::Black), &params);
+        assert_eq!(white_to_move, black_to_move);
+        let pairs = [
+            ("W:W28,32,33,K46:B7,12,19", "B:B23,19,18,K5:W44,39,32"),
+            ("W:W15,36,40:BK4,22", "B:B36,15,11:WK47,29"),
+        ];
+        for (fen, mirrored) in pairs {
+            assert_eq!(
+                evaluate_raw(&position(fen), &params),
+                evaluate_raw(&position(mirrored), &params),
+                "{fen} vs {mirrored}"
+            );
+        }
+    }
+
+    /// More material scores higher; a king outweighs a man.
+    #[test]
+    fn material_counts() {
+        let params = EvalParams::hand_set();
+        let ahead = evaluate_raw(&position("W:W31-50:B1-19"), &params);
+        assert!(ahead > 50, "{ahead}");
+        let king = evaluate_raw(&position("W:WK50,31-49:B1-20"), &params);
+        let man = evaluate_raw(&position("W:W31-50:B1-20"), &params);
+        assert!(king > man + 100, "{king} vs {man}");
+    }
+
+    /// Two kings against one are scaled to near a draw; four against one are not.
+    #[test]
+    fn drawn_king_endings_are_scaled() {
+        let params = EvalParams::hand_set();
+        let two = evaluate_raw(&position("W:WK46,K50:BK5"), &params);
+        let four = evaluate_raw(&position("W:WK46,K50,K47,K48:BK5"), &params);
+        assert!(two.abs() < 60, "{two}");
+        assert!(four > 500, "{four}");
+    }
+
+    /// The tuner's model and the engine's integer sum agree.
+    #[test]
+    fn features_reproduce_the_evaluation() {
+        let params = EvalParams::hand_set();
+        let opening: Vec<f64> = params.opening.iter().map(|&w| f64::from(w)).collect();
+        let ending: Vec<f64> = params.ending.iter().map(|&w| f64::from(w)).collect();
+        for fen in [
+            "W:W31-50:B1-20",
+            "B:W27,28,32,33,37,38,K3:B12,13,17,18,19,24",
+            "W:W15,36,40,K10:BK4,22,26",
+            "W:WK46,K50,K47:BK5",
+        ] {
+            let p = position(fen);
+            let features = Features::of(&p);
+            let model = features.white_score(&opening, &ending);
+            let engine = evaluate_raw(&p, &params);
+            let white = if p.side_to_move() == Color::White {
+                engine
+            } else {
+                -engine
+            };
+            assert!(
+                (model - f64::from(white)).abs() < 2.0,
+                "{fen}: {model} vs {white}"
+            );
+        }
+    }
+
+    /// A runaway man is seen as such only with a free path.
+    #[test]
+    fn runaway_needs_a_free_path() {
+        let free = Features::of(&position("W:W13,45:B1"));
+        assert!(free.counts.contains(&((RUNAWAY + 1) as u16, 1)));
+        let blocked = Features::of(&position("W:W13,45:B1,3"));
+        assert!(
+            !blocked
+                .counts
+                .iter()
+                .any(|&(i, _)| (RUNAWAY..RUNAWAY + 5).contains(&(i as usize)))
+        );
+    }
+
+    /// Weights survive the text round trip, and bad texts are refused with the line.
+    #[test]
+    fn params_text_round_trip() {
+        let params = EvalParams::hand_set();
+        assert_eq!(EvalParams::from_text(&params.to_text()), Ok(params.clone()));
+        let text = params.to_text().replace("chain 3 1", "chain x 1");
+        let error = EvalParams::from_text(&text).unwrap_err();
+        assert_eq!(error.kind, ParamsErrorKind::BadWeight("x".into()));
+        let text = params.to_text().replace("balance -3 0\n", "");
+        assert_eq!(
+            EvalParams::from_text(&text).unwrap_err().kind,
+            ParamsErrorKind::Missing("balance".into())
+        );
+        let text = format!("{}nonsense 1 2\n", params.to_text());
+        assert!(EvalParams::from_text(&text).is_err());
+    }
+}

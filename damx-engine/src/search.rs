@@ -1,0 +1,709 @@
+//! The search of one thread: iterative deepening, principal-variation alpha-beta with
+//! aspiration windows, a capture quiescence, and move ordering by the transposition table,
+//! killers and history.
+//!
+//! The search plays and takes back moves on a [`Game`], so that the rules crate decides
+//! repetitions, the 25-move rule and the endgame rules. Inside the tree a position that occurred
+//! before counts as a draw at once (repeating it further cannot gain anything).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use damx_rules::{
+    Color, DrawReason, ENDGAME5_DRAW_PLIES, ENDGAME16_DRAW_PLIES, Game, KING_MOVES_DRAW_PLIES,
+    Move, MoveList, Position,
+};
+
+use crate::engine::SearchFeatures;
+use crate::eval::{EvalParams, evaluate_raw};
+use crate::limits::{StopSignal, TimePlan};
+use crate::score::Score;
+use crate::tt::{Bound, Entry, MoveCode, TranspositionTable};
+
+/// The deepest ply the search reaches (extensions included).
+pub(crate) const MAX_PLY: usize = 128;
+/// The deepest iteration.
+pub(crate) const MAX_DEPTH: u32 = 100;
+
+const INFINITY: i32 = Score::WIN.0 + 1;
+const WIN: i32 = Score::WIN.0;
+/// Scores beyond this are wins or losses (adjusted by ply in the table).
+const DECISIVE: i32 = WIN - Score::MAX_PLIES;
+
+/// How often (in nodes) a thread looks at the clock and the stop flags.
+const POLL_INTERVAL: u64 = 1024;
+
+/// What all threads of one search share.
+pub(crate) struct Shared<'a> {
+    pub(crate) tt: &'a TranspositionTable,
+    pub(crate) stop: &'a StopSignal,
+    /// Raised when the search must end (limit reached, caller's stop, main thread done).
+    pub(crate) abort: AtomicBool,
+    pub(crate) start: Instant,
+    pub(crate) plan: TimePlan,
+    pub(crate) node_limit: Option<u64>,
+    /// Nodes of all threads, published every [`POLL_INTERVAL`] nodes.
+    pub(crate) nodes: AtomicU64,
+    pub(crate) params: &'a EvalParams,
+    pub(crate) features: &'a SearchFeatures,
+    /// Whether more than one thread searches (then node limits are approximate).
+    pub(crate) parallel: bool,
+}
+
+impl Shared<'_> {
+    pub(crate) fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+}
+
+/// The result of the iterations a thread completed.
+#[derive(Clone, Debug)]
+pub(crate) struct Completed {
+    pub(crate) best_move: Option<Move>,
+    pub(crate) score: i32,
+    pub(crate) depth: u32,
+    pub(crate) pv: Vec<Move>,
+}
+
+/// One iteration's report to the engine (main thread only).
+pub(crate) struct IterationReport<'a> {
+    pub(crate) depth: u32,
+    pub(crate) score: i32,
+    pub(crate) pv: &'a [Move],
+}
+
+/// The state a search thread keeps between searches of one game.
+pub(crate) struct Worker {
+    killers: Vec<[Option<Move>; 2]>,
+    /// `history[color][from][to]` (square indices), for quiet moves.
+    history: Vec<i32>,
+    lists: Vec<MoveList>,
+    order: Vec<[i32; MoveList::CAPACITY]>,
+    pv: Vec<[Option<Move>; MAX_PLY + 1]>,
+    pv_len: Vec<usize>,
+    nodes: u64,
+    published: u64,
+    aborted: bool,
+    reductions: [[u8; 64]; 64],
+}
+
+const HISTORY_MAX: i32 = 1 << 16;
+
+impl Worker {
+    pub(crate) fn new() -> Worker {
+        let mut reductions = [[0u8; 64]; 64];
+        for (depth, row) in reductions.iter_mut().enumerate().skip(1) {
+            for (index, r) in row.iter_mut().enumerate().skip(1) {
+                let value = 0.25 + (depth as f64).ln() * (index as f64).ln() / 2.5;
+                *r = value.max(0.0) as u8;
+            }
+        }
+        Worker {
+            killers: vec![[None; 2]; MAX_PLY + 1],
+            history: vec![0; 2 * 50 * 50],
+            lists: (0..=MAX_PLY).map(|_| MoveList::new()).collect(),
+            order: vec![[0; MoveList::CAPACITY]; MAX_PLY + 1],
+            pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: vec![0; MAX_PLY + 1],
+            nodes: 0,
+            published: 0,
+            aborted: false,
+            reductions,
+        }
+    }
+
+    /// Forgets killers and history (a new game).
+    pub(crate) fn clear(&mut self) {
+        self.killers.fill([None; 2]);
+        self.history.fill(0);
+    }
+
+    /// Nodes searched in the current search.
+    pub(crate) fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Runs iterative deepening on `game` until `max_depth` or an abort; `helper` threads
+    /// (index > 0) start one ply deeper on odd indices so that the threads spread over depths.
+    /// `report` is called after each completed iteration.
+    pub(crate) fn think(
+        &mut self,
+        shared: &Shared<'_>,
+        game: &mut Game,
+        thread: usize,
+        max_depth: u32,
+        report: &mut dyn FnMut(&Worker, &IterationReport<'_>),
+    ) -> Completed {
+        self.nodes = 0;
+        self.published = 0;
+        self.aborted = false;
+        for killers in &mut self.killers {
+            *killers = [None; 2];
+        }
+
+        let position = *game.position();
+        let mut root = MoveList::new();
+        position.legal_moves_into(&mut root);
+        let mut completed = Completed {
+            best_move: None,
+            score: -WIN,
+            depth: 0,
+            pv: Vec::new(),
+        };
+        if root.is_empty() {
+            return completed;
+        }
+        // Before any iteration completes, the table's move (or the first) is the answer.
+        let first = shared
+            .tt
+            .probe(tt_key(game))
+            .and_then(|entry| entry.mv.find(&root))
+            .unwrap_or(0);
+        root.swap(0, first);
+        completed.best_move = Some(root[0]);
+        completed.score = evaluate_raw(&position, shared.params);
+        completed.pv = vec![root[0]];
+
+        let mut previous = completed.score;
+        let mut depth = 1 + (thread as u32 & 1);
+        while depth <= max_depth {
+            let score = self.aspiration(shared, game, &mut root, depth, previous);
+            if self.aborted {
+                break;
+            }
+            previous = score;
+            completed = Completed {
+                best_move: Some(root[0]),
+                score,
+                depth,
+                pv: self.pv[0][..self.pv_len[0]]
+                    .iter()
+                    .flatten()
+                    .copied()
+                    .collect(),
+            };
+            report(
+                self,
+                &IterationReport {
+                    depth,
+                    score,
+                    pv: &completed.pv,
+                },
+            );
+            if shared.abort.load(Ordering::Relaxed) {
+                break;
+            }
+            depth += 1;
+        }
+        self.publish(shared);
+        completed
+    }
+
+    /// One iteration, with a narrow window around the previous score first.
+    fn aspiration(
+        &mut self,
+        shared: &Shared<'_>,
+        game: &mut Game,
+        root: &mut MoveList,
+        depth: u32,
+        previous: i32,
+    ) -> i32 {
+        let mut delta = 30;
+        let (mut alpha, mut beta) =
+            if shared.features.aspiration && depth >= 5 && previous.abs() < DECISIVE {
+                (previous - delta, previous + delta)
+            } else {
+                (-INFINITY, INFINITY)
+            };
+        loop {
+            let score = self.root(shared, game, root, depth as i32, alpha, beta);
+            if self.aborted {
+                return score;
+            }
+            if score <= alpha && alpha > -INFINITY {
+                alpha = (score - delta).max(-INFINITY);
+                if alpha < -DECISIVE {
+                    alpha = -INFINITY;
+                }
+            } else if score >= beta && beta < INFINITY {
+                beta = (score + delta).min(INFINITY);
+                if beta > DECISIVE {
+                    beta = INFINITY;
+                }
+            } else {
+                return score;
+            }
+            delta *= 2;
+        }
+    }
+
+    /// The root: every move in order, the best moved to the front.
+    fn root(
+        &mut self,
+        shared: &Shared<'_>,
+        game: &mut Game,
+        root: &mut MoveList,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        self.pv_len[0] = 0;
+        let mut best = -INFINITY;
+        let extend = root.len() == 1 && shared.features.single_reply_extension;
+        let child_depth = if extend { depth } else { depth - 1 };
+        for index in 0..root.len() {
+            let mv = root[index];
+            game.play(mv);
+            let score = if index == 0 {
+                -self.search(shared, game, -beta, -alpha, child_depth, 1)
+            } else {
+                let mut score = -self.search(shared, game, -alpha - 1, -alpha, child_depth, 1);
+                if score > alpha && score < beta && !self.aborted {
+                    score = -self.search(shared, game, -beta, -alpha, child_depth, 1);
+                }
+                score
+            };
+            game.undo();
+            if self.aborted {
+                // A move that completed better than the first is kept (it is at the front).
+                return best;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(0, mv);
+                    // Keep the order: the new best to the front, the others shifted.
+                    root[..=index].rotate_right(1);
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    fn update_pv(&mut self, ply: usize, mv: Move) {
+        let child_len = if ply < MAX_PLY {
+            self.pv_len[ply + 1].max(ply + 1)
+        } else {
+            ply + 1
+        };
+        self.pv[ply][ply] = Some(mv);
+        for i in ply + 1..child_len {
+            self.pv[ply][i] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len;
+    }
+
+    /// Counts a node and, now and then, looks at the limits. Returns whether to abort.
+    #[inline(always)]
+    fn count_node(&mut self, shared: &Shared<'_>) -> bool {
+        self.nodes += 1;
+        if let Some(limit) = shared.node_limit
+            && !shared.parallel
+            && self.nodes >= limit
+        {
+            self.abort(shared);
+        }
+        if self.nodes.is_multiple_of(POLL_INTERVAL) {
+            self.poll(shared);
+        }
+        self.aborted
+    }
+
+    fn abort(&mut self, shared: &Shared<'_>) {
+        self.aborted = true;
+        shared.abort.store(true, Ordering::Relaxed);
+    }
+
+    fn publish(&mut self, shared: &Shared<'_>) {
+        shared
+            .nodes
+            .fetch_add(self.nodes - self.published, Ordering::Relaxed);
+        self.published = self.nodes;
+    }
+
+    #[cold]
+    fn poll(&mut self, shared: &Shared<'_>) {
+        self.publish(shared);
+        if shared.abort.load(Ordering::Relaxed) {
+            self.aborted = true;
+            return;
+        }
+        if shared.stop.is_stopped() {
+            self.abort(shared);
+            return;
+        }
+        if let Some(hard) = shared.plan.hard
+            && shared.elapsed() >= hard
+        {
+            self.abort(shared);
+            return;
+        }
+        if let Some(limit) = shared.node_limit
+            && shared.nodes.load(Ordering::Relaxed) >= limit
+        {
+            self.abort(shared);
+        }
+    }
+
+    /// The main search: a fail-soft principal-variation search.
+    fn search(
+        &mut self,
+        shared: &Shared<'_>,
+        game: &mut Game,
+        mut alpha: i32,
+        mut beta: i32,
+        depth: i32,
+        ply: usize,
+    ) -> i32 {
+        if depth <= 0 {
+            return self.quiescence(shared, game, alpha, beta, ply);
+        }
+        self.pv_len[ply] = ply;
+        if self.count_node(shared) {
+            return 0;
+        }
+        let position = *game.position();
+        position.legal_moves_into(&mut self.lists[ply]);
+        let move_count = self.lists[ply].len();
+        if move_count == 0 {
+            return -WIN + ply as i32;
+        }
+        if is_rule_draw(game) {
+            return 0;
+        }
+        // No line from here can be quicker than a win right now.
+        alpha = alpha.max(-WIN + ply as i32);
+        beta = beta.min(WIN - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+        if ply >= MAX_PLY - 1 {
+            return evaluate_raw(&position, shared.params);
+        }
+        let pv_node = beta - alpha > 1;
+
+        let key = tt_key(game);
+        let mut tt_move = None;
+        if let Some(entry) = shared.tt.probe(key) {
+            tt_move = entry.mv.find(&self.lists[ply]);
+            let score = score_from_tt(entry.score, ply);
+            if !pv_node && entry.depth >= depth {
+                let usable = match entry.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    Bound::Upper => score <= alpha,
+                };
+                if usable {
+                    return score;
+                }
+            }
+        }
+
+        let capturing = self.lists[ply][0].is_capture();
+        let extend = move_count == 1 && shared.features.single_reply_extension;
+        let new_depth = if extend { depth } else { depth - 1 };
+        self.score_moves(&position, ply, tt_move, capturing);
+
+        let original_alpha = alpha;
+        let mut best = -INFINITY;
+        let mut best_move = None;
+        let mut quiets_tried: [Option<Move>; 32] = [None; 32];
+        let mut quiet_count = 0;
+        for index in 0..move_count {
+            let mv = pick(&mut self.lists[ply], &mut self.order[ply], index);
+            let quiet = !capturing && !promotes(&position, &mv);
+            game.play(mv);
+            let score = if index == 0 {
+                -self.search(shared, game, -beta, -alpha, new_depth, ply + 1)
+            } else {
+                let killer = self.killers[ply].contains(&Some(mv));
+                let reduction = if shared.features.late_move_reductions
+                    && quiet
+                    && !killer
+                    && depth >= 3
+                    && index >= 3
+                {
+                    let r = i32::from(self.reductions[(depth as usize).min(63)][index.min(63)])
+                        - i32::from(pv_node);
+                    r.clamp(0, new_depth - 1)
+                } else {
+                    0
+                };
+                let mut score = -self.search(
+                    shared,
+                    game,
+                    -alpha - 1,
+                    -alpha,
+                    new_depth - reduction,
+                    ply + 1,
+                );
+                if score > alpha && reduction > 0 && !self.aborted {
+                    score = -self.search(shared, game, -alpha - 1, -alpha, new_depth, ply + 1);
+                }
+                if score > alpha && score < beta && !self.aborted {
+                    score = -self.search(shared, game, -beta, -alpha, new_depth, ply + 1);
+                }
+                score
+            };
+            game.undo();
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    best_move = Some(mv);
+                    alpha = score;
+                    if pv_node {
+                        self.update_pv(ply, mv);
+                    }
+                    if score >= beta {
+                        if quiet {
+                            self.reward(&position, mv, ply, depth, &quiets_tried[..quiet_count]);
+                        }
+                        break;
+                    }
+                }
+            }
+            if quiet && quiet_count < quiets_tried.len() {
+                quiets_tried[quiet_count] = Some(mv);
+                quiet_count += 1;
+            }
+        }
+
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        shared.tt.store(
+            key,
+            Entry {
+                mv: best_move.map_or(MoveCode::NONE, |mv| MoveCode::of(&mv)),
+                score: score_to_tt(best, ply),
+                depth,
+                bound,
+            },
+        );
+        best
+    }
+
+    /// Captures are compulsory, so a position with a capture is never evaluated: its captures
+    /// are searched. A quiet position is evaluated as it stands.
+    fn quiescence(
+        &mut self,
+        shared: &Shared<'_>,
+        game: &mut Game,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        self.pv_len[ply] = ply;
+        if self.count_node(shared) {
+            return 0;
+        }
+        let position = *game.position();
+        if !position.has_capture() {
+            if !position.has_legal_move() {
+                return -WIN + ply as i32;
+            }
+            if is_rule_draw(game) {
+                return 0;
+            }
+            return evaluate_raw(&position, shared.params);
+        }
+        if is_rule_draw(game) {
+            return 0;
+        }
+        if ply >= MAX_PLY - 1 {
+            return evaluate_raw(&position, shared.params);
+        }
+        position.legal_moves_into(&mut self.lists[ply]);
+        let mut best = -INFINITY;
+        for index in 0..self.lists[ply].len() {
+            let mv = self.lists[ply][index];
+            game.play(mv);
+            let score = -self.quiescence(shared, game, -beta, -alpha, ply + 1);
+            game.undo();
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, mv);
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// Fills the ordering scores of the moves at `ply`: the table move, then for quiet moves
+    /// killers and history, for captures the kings they take, then history.
+    fn score_moves(
+        &mut self,
+        position: &Position,
+        ply: usize,
+        tt_move: Option<usize>,
+        capturing: bool,
+    ) {
+        let side = side_index(position.side_to_move());
+        let history = &self.history[side * 2500..][..2500];
+        let killers = self.killers[ply];
+        let opponent_kings = position.kings(!position.side_to_move());
+        let order = &mut self.order[ply];
+        for (i, mv) in self.lists[ply].iter().enumerate() {
+            let mut score = history[mv.from().index() * 50 + mv.to().index()];
+            if capturing {
+                score += ((mv.captured() & opponent_kings).count() as i32) << 20;
+            } else if killers[0] == Some(*mv) {
+                score += 1 << 24;
+            } else if killers[1] == Some(*mv) {
+                score += 1 << 23;
+            }
+            order[i] = score;
+        }
+        if let Some(i) = tt_move {
+            order[i] = 1 << 30;
+        }
+    }
+
+    /// A quiet move refuted the opponent's last move: make it a killer and raise its history,
+    /// lower the history of the quiet moves tried before it.
+    fn reward(
+        &mut self,
+        position: &Position,
+        mv: Move,
+        ply: usize,
+        depth: i32,
+        tried: &[Option<Move>],
+    ) {
+        let killers = &mut self.killers[ply];
+        if killers[0] != Some(mv) {
+            killers[1] = killers[0];
+            killers[0] = Some(mv);
+        }
+        let bonus = (depth * depth).min(400);
+        let side = side_index(position.side_to_move()) * 2500;
+        let update = |entry: &mut i32, bonus: i32| {
+            *entry += bonus * 32 - *entry * bonus.abs() * 32 / HISTORY_MAX;
+        };
+        update(
+            &mut self.history[side + mv.from().index() * 50 + mv.to().index()],
+            bonus,
+        );
+        for other in tried.iter().flatten() {
+            update(
+                &mut self.history[side + other.from().index() * 50 + other.to().index()],
+                -bonus,
+            );
+        }
+    }
+}
+
+/// Brings the best-scored remaining move to `index` and returns it.
+#[inline(always)]
+fn pick(moves: &mut MoveList, order: &mut [i32; MoveList::CAPACITY], index: usize) -> Move {
+    let mut best = index;
+    for i in index + 1..moves.len() {
+        if order[i] > order[best] {
+            best = i;
+        }
+    }
+    moves.swap(index, best);
+    order.swap(index, best);
+    moves[index]
+}
+
+fn side_index(side: Color) -> usize {
+    match side {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+/// Whether a man's move ends on its promotion row.
+fn promotes(position: &Position, mv: &Move) -> bool {
+    let side = position.side_to_move();
+    if !position.men(side).contains(mv.from()) {
+        return false;
+    }
+    match side {
+        Color::White => mv.to().row() == 0,
+        Color::Black => mv.to().row() == 9,
+    }
+}
+
+/// Whether the game is drawn by rule now: the 25-move rule, an endgame count run out, or a
+/// position that occurred before (in the search a repetition is as good as a draw). The side to
+/// move is known to have a move.
+#[inline]
+pub(crate) fn is_rule_draw(game: &Game) -> bool {
+    let reversible = game.reversible_plies();
+    if reversible >= KING_MOVES_DRAW_PLIES {
+        return true;
+    }
+    if let Some((reason, plies)) = game.endgame_count() {
+        let limit = match reason {
+            DrawReason::Endgame16 => ENDGAME16_DRAW_PLIES,
+            DrawReason::Endgame5 => ENDGAME5_DRAW_PLIES,
+            _ => usize::MAX,
+        };
+        if plies >= limit {
+            return true;
+        }
+    }
+    reversible >= 4 && game.repetitions() >= 2
+}
+
+/// The table key: the position's key, with the draw-rule counters mixed in where they can
+/// decide the result (an endgame count, a 25-move count near its end).
+#[inline]
+pub(crate) fn tt_key(game: &Game) -> u64 {
+    let mut key = game.position().hash();
+    if let Some((_, plies)) = game.endgame_count() {
+        key ^= mix(plies as u64 + 1);
+    }
+    let reversible = game.reversible_plies();
+    if reversible >= 30 {
+        key ^= mix(reversible as u64 + 1_000);
+    }
+    key
+}
+
+fn mix(value: u64) -> u64 {
+    let mut z = value.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z ^ (z >> 31)
+}
+
+/// Win and loss scores count plies from the root; in the table they count from the node.
+fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score > DECISIVE {
+        score + ply as i32
+    } else if score < -DECISIVE {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score > DECISIVE {
+        score - ply as i32
+    } else if score < -DECISIVE {
+        score + ply as i32
+    } else {
+        score
+    }
+}
