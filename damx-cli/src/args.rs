@@ -28,8 +28,10 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
+use damx_engine::{BENCH_DEPTH, BenchOptions, EngineOptions, Limits};
 use damx_rules::Position;
 
 use crate::cmd;
@@ -95,9 +97,17 @@ pub(crate) enum Command {
     #[command(display_order = 42, after_long_help = ENCODE_EXAMPLES)]
     Encode(EncodeArgs),
 
+    /// Search a position with the built-in engine
+    #[command(display_order = 50, alias = "analyze", after_long_help = ANALYSE_EXAMPLES)]
+    Analyse(AnalyseArgs),
+
     /// Count the leaf nodes of the legal-move tree (move generator check and speed)
     #[command(display_order = 51, after_long_help = PERFT_EXAMPLES)]
     Perft(PerftArgs),
+
+    /// Run the engine's fixed benchmark: total nodes (its behaviour signature) and speed
+    #[command(display_order = 52, after_long_help = BENCH_EXAMPLES)]
+    Bench(BenchArgs),
 }
 
 const DECODE_EXAMPLES: &str = "\
@@ -119,11 +129,28 @@ Examples:
 The JSON shape is the one `damx decode` writes. Each valid line becomes one DXP message on \
 standard output; each invalid one is named on standard error and the exit code is 1.";
 
+const ANALYSE_EXAMPLES: &str = "\
+Examples:
+  damx analyse startpos --depth 12
+  damx analyse 'W:W27,28,32,37,38:B12,13,14,17,19' --time 5 --threads 2
+  damx analyse game.pdn --game 2 --ply 30 --json
+
+A position is a FEN, `startpos`, or a PDN file (the position after its last move, or after \
+--ply plies). One line is printed per completed depth; the last line is the best move.";
+
 const PERFT_EXAMPLES: &str = "\
 Examples:
   damx perft startpos 7
   damx perft 'W:B12,13,14,16,18,19,21,23,24,26:W25,27,28,30,32,33,34,35,37,38' 8 --divide
   damx perft startpos 9 --json";
+
+const BENCH_EXAMPLES: &str = "\
+Examples:
+  damx bench
+  damx bench --depth 10 --threads 2 --json
+
+The total node count is the engine's behaviour signature: it changes exactly when the search \
+or the evaluation does (with one thread; several threads make it vary from run to run).";
 
 /// Where a command reads its items.
 #[derive(Debug, Args)]
@@ -216,12 +243,185 @@ impl PerftArgs {
     }
 }
 
+/// The built-in engine's settings, shared by every command that runs it.
+#[derive(Debug, Args)]
+pub(crate) struct EngineArgs {
+    /// Search threads
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: u16,
+
+    /// Transposition table size in MiB
+    #[arg(
+        long,
+        value_name = "MB",
+        default_value_t = EngineOptions::default().hash_mb as u32,
+        value_parser = clap::value_parser!(u32).range(1..=65536)
+    )]
+    hash: u32,
+}
+
+impl EngineArgs {
+    /// The engine options.
+    pub(crate) fn options(&self) -> EngineOptions {
+        EngineOptions {
+            threads: usize::from(self.threads),
+            hash_mb: self.hash as usize,
+            ..EngineOptions::default()
+        }
+    }
+}
+
+/// `damx analyse`.
+#[derive(Debug, Args)]
+pub(crate) struct AnalyseArgs {
+    /// A FEN, "startpos", or a PDN file ("-" reads PDN from standard input)
+    #[arg(value_name = "POSITION", value_parser = parse_subject)]
+    subject: Subject,
+
+    /// The game of the PDN file to take (1 is the first)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    game: u32,
+
+    /// Take the position after this many plies of the game instead of the last one
+    #[arg(long, value_name = "PLIES")]
+    ply: Option<usize>,
+
+    /// Search this many plies deep
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=127))]
+    depth: Option<u32>,
+
+    /// Search for this many seconds (decimals allowed) [default without --depth or --nodes: 10]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    time: Option<Duration>,
+
+    /// Stop after about this many nodes
+    #[arg(long, value_name = "N")]
+    nodes: Option<u64>,
+
+    #[command(flatten)]
+    engine: EngineArgs,
+
+    /// Print JSON lines instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+/// The time `analyse` searches when no limit is given.
+const DEFAULT_ANALYSIS_TIME: Duration = Duration::from_secs(10);
+
+impl AnalyseArgs {
+    /// The validated configuration (the PDN file, if any, is read later by the command).
+    pub(crate) fn into_config(self) -> cmd::analyse::Config {
+        let no_limit = self.depth.is_none() && self.time.is_none() && self.nodes.is_none();
+        let limits = Limits {
+            depth: self.depth,
+            nodes: self.nodes,
+            move_time: if no_limit {
+                Some(DEFAULT_ANALYSIS_TIME)
+            } else {
+                self.time
+            },
+            ..Default::default()
+        };
+        cmd::analyse::Config {
+            subject: self.subject,
+            game: self.game as usize,
+            ply: self.ply,
+            limits,
+            engine: self.engine.options(),
+            json: self.json,
+        }
+    }
+}
+
+/// `damx bench`.
+#[derive(Debug, Args)]
+pub(crate) struct BenchArgs {
+    /// Search each benchmark position this many plies deep
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = BENCH_DEPTH,
+        value_parser = clap::value_parser!(u32).range(1..=127)
+    )]
+    depth: u32,
+
+    /// Search threads (the node count is a signature with one only)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: u16,
+
+    /// Transposition table size in MiB
+    #[arg(
+        long,
+        value_name = "MB",
+        default_value_t = BenchOptions::default().hash_mb as u32,
+        value_parser = clap::value_parser!(u32).range(1..=65536)
+    )]
+    hash: u32,
+
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+impl BenchArgs {
+    /// The validated configuration.
+    pub(crate) fn into_config(self) -> cmd::bench::Config {
+        cmd::bench::Config {
+            options: BenchOptions {
+                depth: self.depth,
+                threads: usize::from(self.threads),
+                hash_mb: self.hash as usize,
+            },
+            json: self.json,
+        }
+    }
+}
+
+/// What `analyse` looks at: a position given on the command line, or a PDN file.
+#[derive(Debug, Clone)]
+pub(crate) enum Subject {
+    /// A FEN or `startpos`.
+    Position(Position),
+    /// A PDN file (`-` for standard input).
+    Pdn(PathBuf),
+}
+
 /// `startpos` or a FEN.
 fn parse_position(text: &str) -> Result<Position, String> {
     if text.trim().eq_ignore_ascii_case("startpos") {
         return Ok(Position::initial());
     }
     Position::from_fen(text).map_err(|e| e.to_string())
+}
+
+/// `startpos` or a FEN (recognised by its start, `W:` or `B:`), else a PDN file's path.
+fn parse_subject(text: &str) -> Result<Subject, String> {
+    if looks_like_fen(text) || text.trim().eq_ignore_ascii_case("startpos") {
+        parse_position(text).map(Subject::Position)
+    } else {
+        Ok(Subject::Pdn(PathBuf::from(text)))
+    }
+}
+
+/// Whether the text starts as a FEN does: an optional quote, the side to move, a colon.
+fn looks_like_fen(text: &str) -> bool {
+    let text = text.trim_start().trim_start_matches('"').trim_start();
+    let mut chars = text.chars();
+    matches!(chars.next(), Some('W' | 'B' | 'w' | 'b'))
+        && chars.as_str().trim_start().starts_with(':')
+}
+
+/// Seconds, decimals allowed, more than zero.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a number of seconds, found {text:?}"))?;
+    if !(seconds > 0.0 && seconds <= 1e9) {
+        return Err(format!("expected more than 0 seconds, found {text:?}"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
 }
 
 #[cfg(test)]
@@ -233,5 +433,39 @@ mod tests {
     #[test]
     fn the_command_line_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// `startpos` and FENs are positions; anything else names a PDN file.
+    #[test]
+    fn analyse_tells_a_fen_from_a_file() {
+        assert!(
+            matches!(parse_subject("startpos"), Ok(Subject::Position(p)) if p == Position::initial())
+        );
+        assert!(matches!(
+            parse_subject("W:W31-50:B1-20"),
+            Ok(Subject::Position(_))
+        ));
+        assert!(matches!(
+            parse_subject("\"B:W31:B1\""),
+            Ok(Subject::Position(_))
+        ));
+        assert!(matches!(
+            parse_subject("games/opening.pdn"),
+            Ok(Subject::Pdn(_))
+        ));
+        assert!(matches!(parse_subject("-"), Ok(Subject::Pdn(p)) if p.as_os_str() == "-"));
+        // Recognised as a FEN, so its error is reported rather than a missing file.
+        let error = parse_subject("W:W51").unwrap_err();
+        assert!(error.contains("51"), "{error}");
+    }
+
+    /// Seconds take decimals; zero, negatives and words are refused.
+    #[test]
+    fn seconds_parse_with_decimals() {
+        assert_eq!(parse_seconds("1.5"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_seconds("10"), Ok(Duration::from_secs(10)));
+        for bad in ["0", "-1", "soon", "NaN", "inf"] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -17,8 +17,8 @@ use std::process::ExitCode;
 
 /// Exit code for invalid input data.
 pub(crate) const EXIT_INVALID: u8 = 1;
-// 2, a wrong command line, is clap's own: it prints its message and exits before any command
-// runs.
+/// Exit code for a wrong command line; clap uses it too for the errors it finds itself.
+pub(crate) const EXIT_USAGE: u8 = 2;
 /// Exit code for an I/O failure.
 pub(crate) const EXIT_IO: u8 = 3;
 
@@ -28,6 +28,8 @@ pub(crate) enum Error {
     /// Some of the input was invalid. The individual problems were reported as they were
     /// found; this is the summary (`2 of 7 lines could not be decoded`).
     Invalid(String),
+    /// The arguments parse but do not fit the input (`--game 3` of a file with two games).
+    Usage(String),
     /// Reading or writing failed.
     Io {
         /// What was being done: `cannot read game.pdn`.
@@ -75,6 +77,7 @@ impl Error {
         eprintln!("damx: {self}");
         ExitCode::from(match self {
             Error::Invalid(_) => EXIT_INVALID,
+            Error::Usage(_) => EXIT_USAGE,
             Error::Io { .. } => EXIT_IO,
         })
     }
@@ -83,7 +86,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Invalid(summary) => f.write_str(summary),
+            Error::Invalid(summary) | Error::Usage(summary) => f.write_str(summary),
             Error::Io { context, source } => write!(f, "{context}: {}", describe_io(source)),
         }
     }
@@ -93,7 +96,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Io { source, .. } => Some(source),
-            Error::Invalid(_) => None,
+            Error::Invalid(_) | Error::Usage(_) => None,
         }
     }
 }

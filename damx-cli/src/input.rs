@@ -4,7 +4,7 @@
 use std::ffi::OsString;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal};
+use std::io::{self, BufRead, BufReader, IsTerminal, Read};
 use std::path::PathBuf;
 
 use crate::error::Error;
@@ -177,6 +177,21 @@ impl<R: BufRead> Lines<R> {
         }
         Ok(Some((self.number, Ok(&self.line))))
     }
+}
+
+/// Reads the whole of `source` as text (a PDN file), with the error naming it.
+pub(crate) fn read_text(path: &std::path::Path) -> Result<String, Error> {
+    let mut text = String::new();
+    if path.as_os_str() == "-" {
+        io::stdin()
+            .read_to_string(&mut text)
+            .map_err(Error::stdin)?;
+    } else {
+        File::open(path)
+            .and_then(|mut file| file.read_to_string(&mut text))
+            .map_err(|e| Error::file("read", path, e))?;
+    }
+    Ok(text)
 }
 
 /// Bytes as a quoted string for a message: printable ASCII as it is, `"` and `\` escaped,

@@ -58,7 +58,9 @@ fn run(command: Command) -> Result<(), Error> {
     let result = match command {
         Command::Decode(args) => cmd::decode::run(&args.into_config(), &mut out),
         Command::Encode(args) => cmd::encode::run(&args.into_config(), &mut out),
+        Command::Analyse(args) => cmd::analyse::run(&args.into_config(), &mut out),
         Command::Perft(args) => cmd::perft::run(&args.into_config(), &mut out),
+        Command::Bench(args) => cmd::bench::run(&args.into_config(), &mut out),
     };
     // Whatever the command wrote goes out before its error, if any, is reported.
     let flushed = out.flush().map_err(Error::stdout);

@@ -133,7 +133,7 @@ fn help_lists_the_commands_and_the_exit_codes() {
     let output = damx(&["--help"]);
     assert_eq!(code(&output), 0);
     let text = stdout(&output);
-    for command in ["decode", "encode", "perft"] {
+    for command in ["decode", "encode", "analyse", "perft", "bench"] {
         assert!(text.contains(command), "{command} missing from:\n{text}");
     }
     assert!(text.contains("Exit codes:"), "{text}");
@@ -142,7 +142,7 @@ fn help_lists_the_commands_and_the_exit_codes() {
 /// Every command's long help ends with a copy-paste example of that command.
 #[test]
 fn every_command_has_an_example_in_its_help() {
-    for command in ["decode", "encode", "perft"] {
+    for command in ["decode", "encode", "analyse", "perft", "bench"] {
         let output = damx(&[command, "--help"]);
         assert_eq!(code(&output), 0, "{command}");
         let text = stdout(&output);
@@ -459,4 +459,231 @@ fn perft_refuses_an_invalid_fen() {
     assert!(output.stdout.is_empty());
     let errors = stderr(&output);
     assert!(errors.contains("square 51 is outside 1..=50"), "{errors}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// analyse
+
+/// A temporary directory for one test, removed when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let path = std::env::temp_dir().join(format!("damx-cli-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+
+    /// Writes `text` to the file `name` in the directory and gives its path.
+    fn file(&self, name: &str, text: &str) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The JSON lines of `analyse --json`, each parsed.
+fn json_values(output: &Output) -> Vec<serde_json::Value> {
+    stdout(output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect()
+}
+
+/// Whether `text` is a legal move of `position` written as the rules crate writes it.
+fn is_legal_move_text(position: &damx_rules::Position, text: &str) -> bool {
+    position
+        .legal_moves()
+        .iter()
+        .any(|mv| position.move_text(mv) == text)
+}
+
+/// Text output: the board, one line per depth up to the limit, then the best move, legal in
+/// the position.
+#[test]
+fn analyse_prints_a_line_per_depth_and_the_best_move() {
+    let output = damx(&["analyse", "startpos", "--depth", "4", "--hash", "4"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("W:W31,32,33"), "{text}");
+    let depths: Vec<u32> = text
+        .lines()
+        .skip_while(|line| !line.trim_start().starts_with("depth"))
+        .skip(1)
+        .take_while(|line| !line.starts_with("best move"))
+        .map(|line| line.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(depths, [1, 2, 3, 4], "{text}");
+    let last = text.lines().last().unwrap();
+    let best = last
+        .strip_prefix("best move ")
+        .and_then(|rest| rest.split(',').next())
+        .unwrap_or_else(|| panic!("{last}"));
+    assert!(
+        is_legal_move_text(&damx_rules::Position::initial(), best),
+        "{last}"
+    );
+}
+
+/// JSON output: an `iteration` line per depth and a `result` line whose best move starts its
+/// principal variation.
+#[test]
+fn analyse_writes_json_lines() {
+    let fen = "W:W27,28,32,37,38:B12,13,14,17,19";
+    let output = damx(&["analyse", fen, "--depth", "5", "--json", "--hash", "4"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let lines = json_values(&output);
+    assert_eq!(lines.len(), 6);
+    for (depth, line) in (1..=5).zip(&lines) {
+        assert_eq!(line["type"], "iteration");
+        assert_eq!(line["depth"], depth);
+        assert!(line["score"].is_object());
+        assert!(line["pv"].as_array().is_some_and(|pv| !pv.is_empty()));
+    }
+    let result = &lines[5];
+    assert_eq!(result["type"], "result");
+    assert_eq!(result["depth"], 5);
+    let best = result["best_move"].as_str().unwrap();
+    assert_eq!(result["pv"][0], best);
+    let position: damx_rules::Position = fen.parse().unwrap();
+    assert!(is_legal_move_text(&position, best), "{best}");
+}
+
+/// A PDN file gives the position after its last move, or after `--ply` plies.
+#[test]
+fn analyse_takes_a_position_from_a_pdn_file() {
+    let dir = TempDir::new("analyse-pdn");
+    let pdn = dir.file(
+        "game.pdn",
+        "[Event \"one\"]\n\n1. 32-28 19-23 2. 28x19 14x23 *\n\n[Event \"two\"]\n\n1. 33-28 *\n",
+    );
+    let fen_of = |moves: &[&str]| {
+        let mut position = damx_rules::Position::initial();
+        for text in moves {
+            position = position.play(&position.parse_move(text).unwrap());
+        }
+        position.to_fen()
+    };
+    let cases: [(&[&str], &[&str]); 3] = [
+        (&[], &["32-28", "19-23", "28x19", "14x23"]),
+        (&["--ply", "2"], &["32-28", "19-23"]),
+        (&["--game", "2"], &["33-28"]),
+    ];
+    for (options, moves) in cases {
+        let mut args = vec![
+            "analyse",
+            pdn.as_str(),
+            "--depth",
+            "2",
+            "--json",
+            "--hash",
+            "4",
+        ];
+        args.extend_from_slice(options);
+        let output = damx(&args);
+        assert_eq!(code(&output), 0, "{options:?}: {}", stderr(&output));
+        let lines = json_values(&output);
+        assert_eq!(lines.last().unwrap()["fen"], fen_of(moves), "{options:?}");
+    }
+}
+
+/// A position without a legal move has no best move; that is an answer, not an error.
+#[test]
+fn analyse_of_a_lost_position_has_no_best_move() {
+    let output = damx(&["analyse", "W:W46:B37,41", "--depth", "3"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output).lines().last(),
+        Some("no legal move: white to move has lost")
+    );
+    let output = damx(&["analyse", "W:W46:B37,41", "--depth", "3", "--json"]);
+    let lines = json_values(&output);
+    assert_eq!(lines.len(), 1);
+    assert!(lines[0]["best_move"].is_null());
+}
+
+/// Bad input: a missing file (3), a PDN with an illegal move (1), a game or ply the file does
+/// not have and options that need a PDN file (2), a bad FEN (2).
+#[test]
+fn analyse_reports_bad_input_with_its_exit_code() {
+    let dir = TempDir::new("analyse-bad");
+    let missing = dir.0.join("missing.pdn");
+    let illegal = dir.file("illegal.pdn", "1. 32-28 19-23 2. 32-27 *\n");
+    let short = dir.file("short.pdn", "1. 32-28 19-23 *\n");
+    // (arguments, exit code, what stderr says, whether the message is ours rather than clap's)
+    let cases: [(Vec<&str>, i32, &str, bool); 6] = [
+        (
+            vec![missing.to_str().unwrap()],
+            3,
+            "no such file or directory",
+            true,
+        ),
+        (vec![illegal.as_str()], 1, "game 1, line 1", true),
+        (vec![short.as_str(), "--game", "2"], 2, "holds 1 game", true),
+        (vec![short.as_str(), "--ply", "3"], 2, "has 2 plies", true),
+        (vec!["startpos", "--ply", "1"], 2, "PDN file", true),
+        (vec!["W:W31-55:B1-20"], 2, "55", false),
+    ];
+    for (args, expected, says, ours) in cases {
+        let mut all = vec!["analyse"];
+        all.extend(args.iter().copied());
+        all.extend(["--depth", "1"]);
+        let output = damx(&all);
+        assert_eq!(code(&output), expected, "{args:?}: {}", stderr(&output));
+        assert!(output.stdout.is_empty(), "{args:?}");
+        assert!(
+            stderr(&output).contains(says),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        if ours {
+            assert_our_error_lines(&output);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// bench
+
+/// The bench prints the engine's own node count (the behaviour signature), time and speed.
+#[test]
+fn bench_prints_the_engines_signature() {
+    let output = damx(&["bench", "--depth", "3"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let expected = damx_engine::bench(&damx_engine::BenchOptions {
+        depth: 3,
+        ..damx_engine::BenchOptions::default()
+    });
+    let text = stdout(&output);
+    assert!(
+        text.contains(&format!("\nnodes    {}\n", expected.nodes)),
+        "expected {} nodes:\n{text}",
+        expected.nodes
+    );
+    assert!(text.contains("\ndepth    3\n"), "{text}");
+    assert!(text.contains("\nspeed    "), "{text}");
+    // One row per bench position, each with its FEN.
+    for fen in damx_engine::BENCH_POSITIONS {
+        assert!(text.contains(fen), "{fen} missing:\n{text}");
+    }
+}
+
+/// `--json` gives the totals and one entry per position, adding up.
+#[test]
+fn bench_writes_json() {
+    let output = damx(&["bench", "--depth", "2", "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["depth"], 2);
+    assert_eq!(report["threads"], 1);
+    let positions = report["positions"].as_array().unwrap();
+    assert_eq!(positions.len(), damx_engine::BENCH_POSITIONS.len());
+    let sum: u64 = positions.iter().map(|p| p["nodes"].as_u64().unwrap()).sum();
+    assert_eq!(report["nodes"], sum);
 }

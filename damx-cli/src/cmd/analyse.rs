@@ -1,0 +1,306 @@
+//! `damx analyse`: search one position with the built-in engine, printing a line per completed
+//! depth (score, nodes, speed, time, principal variation) and then the best move.
+//!
+//! The search runs on its own thread and reports each iteration over a channel; this thread
+//! prints what arrives and, between reports, keeps a progress line on a terminal. If standard
+//! output fails, the search is stopped through its stop signal rather than left running.
+
+use std::io::Write;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use damx_engine::{Engine, EngineOptions, Limits, Progress as Iteration, StopSignal};
+use damx_rules::{Game, Move, Position, pdn};
+use serde::Serialize;
+
+use crate::args::Subject;
+use crate::error::Error;
+use crate::input::read_text;
+use crate::log::info;
+use crate::progress::Progress;
+
+use super::ScoreJson;
+
+/// What to analyse and how.
+#[derive(Debug)]
+pub(crate) struct Config {
+    /// The position, or the PDN file it comes from.
+    pub(crate) subject: Subject,
+    /// Which game of the PDN file (1-based).
+    pub(crate) game: usize,
+    /// The position after this many plies of that game, instead of its end.
+    pub(crate) ply: Option<usize>,
+    /// When to stop.
+    pub(crate) limits: Limits,
+    /// The engine's settings.
+    pub(crate) engine: EngineOptions,
+    /// Print JSON lines instead of text.
+    pub(crate) json: bool,
+}
+
+/// Searches and prints.
+pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+    let game = load_game(config)?;
+    let root = *game.position();
+    info!(
+        "analysing {} with {} thread(s) and {} MiB of hash",
+        root.to_fen(),
+        config.engine.threads,
+        config.engine.hash_mb
+    );
+    let mut printer = Printer {
+        root,
+        json: config.json,
+        titled: false,
+    };
+    printer.header(out).map_err(Error::stdout)?;
+
+    let mut engine = Engine::new(config.engine.clone());
+    let stop = StopSignal::new();
+    let (sender, iterations) = mpsc::channel::<Iteration>();
+    let mut progress = Progress::new();
+    let mut write_error = None;
+    let result = std::thread::scope(|scope| {
+        let search = scope.spawn(|| {
+            let sender = sender;
+            engine.search(&game, &config.limits, &stop, &mut |iteration| {
+                // The receiver only goes away once the search has returned.
+                let _ = sender.send(iteration.clone());
+            })
+        });
+        let start = Instant::now();
+        let mut last_depth = 0;
+        loop {
+            match iterations.recv_timeout(Duration::from_millis(100)) {
+                Ok(iteration) => {
+                    progress.clear();
+                    last_depth = iteration.depth;
+                    let written = printer
+                        .iteration(&iteration, out)
+                        .and_then(|()| out.flush());
+                    if let Err(e) = written {
+                        write_error = Some(e);
+                        stop.stop();
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => progress.update(|| {
+                    format!(
+                        "searching depth {}, {:.1} s",
+                        last_depth + 1,
+                        start.elapsed().as_secs_f64()
+                    )
+                }),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        search.join()
+    });
+    progress.clear();
+    let result = match result {
+        Ok(result) => result,
+        // The engine's own panic: let it surface as the panic it is.
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
+    if let Some(e) = write_error {
+        return Err(Error::stdout(e));
+    }
+    printer.result(&result, out).map_err(Error::stdout)
+}
+
+/// The game whose last position is analysed: a one-position game for a FEN, else the chosen
+/// game of the PDN file, cut after `--ply` plies.
+fn load_game(config: &Config) -> Result<Game, Error> {
+    let path = match &config.subject {
+        Subject::Position(position) => {
+            if config.ply.is_some() || config.game != 1 {
+                return Err(Error::Usage(
+                    "--game and --ply choose a position in a PDN file, not in a FEN".to_owned(),
+                ));
+            }
+            return Ok(Game::new(*position));
+        }
+        Subject::Pdn(path) => path,
+    };
+    let text = read_text(path)?;
+    let name = path.display();
+    let mut games = pdn::parse_games(&text).map_err(|e| Error::Invalid(format!("{name}: {e}")))?;
+    let count = games.len();
+    if config.game > count {
+        return Err(Error::Usage(format!(
+            "--game {}: {name} holds {count} game{}",
+            config.game,
+            if count == 1 { "" } else { "s" }
+        )));
+    }
+    let record = games.swap_remove(config.game - 1);
+    let mut game = record
+        .to_game()
+        .map_err(|e| Error::Invalid(format!("{name}: game {}: {e}", config.game)))?;
+    if let Some(ply) = config.ply {
+        if ply > game.ply() {
+            return Err(Error::Usage(format!(
+                "--ply {ply}: game {} of {name} has {} plies",
+                config.game,
+                game.ply()
+            )));
+        }
+        game.truncate(ply);
+    }
+    Ok(game)
+}
+
+/// Writes the analysis as text or JSON lines.
+struct Printer {
+    root: Position,
+    json: bool,
+    /// Whether the column titles are out (they come with the first iteration).
+    titled: bool,
+}
+
+/// One JSON line per completed depth.
+#[derive(Serialize)]
+struct IterationLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    depth: u32,
+    score: ScoreJson,
+    nodes: u64,
+    nodes_per_second: u64,
+    seconds: f64,
+    pv: &'a [String],
+}
+
+/// The last JSON line.
+#[derive(Serialize)]
+struct ResultLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    fen: String,
+    best_move: Option<String>,
+    score: ScoreJson,
+    depth: u32,
+    nodes: u64,
+    seconds: f64,
+    pv: &'a [String],
+}
+
+impl Printer {
+    /// The position (text only).
+    fn header(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.json {
+            return Ok(());
+        }
+        writeln!(out, "{}", self.root.diagram())?;
+        writeln!(out, "{}", self.root.to_fen())?;
+        writeln!(out)?;
+        out.flush()
+    }
+
+    /// One completed depth.
+    fn iteration(&mut self, iteration: &Iteration, out: &mut dyn Write) -> std::io::Result<()> {
+        let pv = variation_text(&self.root, &iteration.pv);
+        if self.json {
+            let line = IterationLine {
+                kind: "iteration",
+                depth: iteration.depth,
+                score: iteration.score.into(),
+                nodes: iteration.nodes,
+                nodes_per_second: iteration.nodes_per_second,
+                seconds: iteration.elapsed.as_secs_f64(),
+                pv: &pv,
+            };
+            serde_json::to_writer(&mut *out, &line)?;
+            return writeln!(out);
+        }
+        if !self.titled {
+            self.titled = true;
+            writeln!(
+                out,
+                "{:>5}  {:>11}  {:>12}  {:>10}  {:>8}  pv",
+                "depth", "score", "nodes", "nodes/s", "time"
+            )?;
+        }
+        writeln!(
+            out,
+            "{:>5}  {:>11}  {:>12}  {:>10}  {:>7.2}s  {}",
+            iteration.depth,
+            iteration.score.to_string(),
+            iteration.nodes,
+            iteration.nodes_per_second,
+            iteration.elapsed.as_secs_f64(),
+            pv.join(" ")
+        )
+    }
+
+    /// The best move.
+    fn result(
+        &self,
+        result: &damx_engine::SearchResult,
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        let best = result.best_move.map(|mv| self.root.move_text(&mv));
+        if self.json {
+            let pv = variation_text(&self.root, &result.pv);
+            let line = ResultLine {
+                kind: "result",
+                fen: self.root.to_fen(),
+                best_move: best,
+                score: result.score.into(),
+                depth: result.depth,
+                nodes: result.nodes,
+                seconds: result.elapsed.as_secs_f64(),
+                pv: &pv,
+            };
+            serde_json::to_writer(&mut *out, &line)?;
+            return writeln!(out);
+        }
+        match best {
+            Some(best) => writeln!(
+                out,
+                "best move {best}, score {} at depth {} ({} nodes in {:.2} s)",
+                result.score,
+                result.depth,
+                result.nodes,
+                result.elapsed.as_secs_f64()
+            ),
+            None => writeln!(
+                out,
+                "no legal move: {} to move has lost",
+                self.root.side_to_move()
+            ),
+        }
+    }
+}
+
+/// The moves of a variation in notation, each in the position it is played from. Stops at a
+/// move that is not legal there (a variation from the table may be cut short, never wrong).
+fn variation_text(root: &Position, moves: &[Move]) -> Vec<String> {
+    let mut position = *root;
+    let mut texts = Vec::with_capacity(moves.len());
+    for mv in moves {
+        let Ok(next) = position.try_play(mv) else {
+            break;
+        };
+        texts.push(position.move_text(mv));
+        position = next;
+    }
+    texts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A variation is written move by move in its own positions, and stops at an illegal move.
+    #[test]
+    fn a_variation_is_written_in_notation() {
+        let root = Position::initial();
+        let first = root.parse_move("32-28").unwrap();
+        let after = root.play(&first);
+        let second = after.parse_move("19-23").unwrap();
+        assert_eq!(
+            variation_text(&root, &[first, second, first]),
+            ["32-28", "19-23"]
+        );
+    }
+}
