@@ -21,10 +21,25 @@
 //! | 51 | `perft` | count the leaf nodes of the move tree | done |
 //! | 52 | `bench` | the engine's fixed benchmark: node count signature and speed | done |
 //!
-//! The options shared by the planned commands follow the ones here: [`EngineArgs`]
-//! (`--threads`, `--hash`) for every command that runs the built-in engine, `--json` wherever
-//! the output is data, and the peer options `--listen ADDR` / `--connect ADDR`, `--name`,
-//! `--pdn PATH` and `--transcript PATH` for the session commands.
+//! The options shared by the planned commands follow the ones here, as flattened groups:
+//!
+//! - [`EngineArgs`] (`--threads`, `--hash`) for every command that runs the built-in engine,
+//!   with the strength options `--depth N` / `--time S` of `analyse` where a fixed strength is
+//!   wanted instead of the game clock (`play`, `demo`);
+//! - the peer: `--listen ADDR` or `--connect ADDR` (exclusive; `follow` listens on
+//!   127.0.0.1:27531 by default, `initiate` connects there), IPv4 or IPv6;
+//! - the DXP side: `--name NAME` (32 characters at most), `--pace MS` (the least gap between
+//!   two frames, default 100), `--timeout S` (a silent peer);
+//! - the games: `--games N`, `--minutes M`, `--moves N`, `--color white|black|alternate`,
+//!   `--start FEN` or `--openings FILE`;
+//! - the records: `--pdn PATH` (a directory, or a file to append to) and `--transcript PATH`
+//!   (JSON lines of every frame in and out);
+//! - `--json` wherever the output is data (the event stream of `follow`, `initiate`, `proxy`;
+//!   the results of `match` and `tournament`).
+//!
+//! `match` and `tournament` take participants as repeated `--engine` options in the manner of
+//! cutechess-cli: `--engine builtin,threads=2` or
+//! `--engine name=scan,cmd=./scan-dxp,dir=engines/scan,connect=127.0.0.1:27532`.
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -1,5 +1,11 @@
 //! `damx`: play, debug and benchmark DamExchange (DXP) draughts programs.
 //!
+//! Commands so far: `decode` and `encode` (DXP messages to JSON lines and back, for people
+//! debugging a DXP program), `analyse` (search a position: a line per depth and the best
+//! move), `perft` (count the move tree) and `bench` (the engine's node-count signature). The
+//! session commands (`play`, `demo`, `follow`, `initiate`, `proxy`) and the referee's (`match`,
+//! `tournament`) have their places in the tree already: see [`args`].
+//!
 //! The binary is thin, in the manner of ripgrep: [`args`] parses the command line with clap
 //! into a validated configuration per command, each module of [`cmd`] does its work through
 //! the library crates (damx-wire, damx-rules, damx-engine) and writes to the output it is
@@ -14,17 +20,20 @@
 //! damx: argument 1: "M0012x61100": MOVE: byte 5: expected a digit, found 'x'
 //! damx: 1 of 1 messages could not be decoded
 //! 1
-//! $ damx perft startpos 6
-//! depth  6
-//! nodes  167140
-//! time   0.004 s
-//! speed  41785000 nodes/s
+//! $ damx perft startpos 8
+//! depth  8
+//! nodes  6483961
+//! time   0.031 s
+//! speed  212081086 nodes/s
+//! $ damx analyse startpos --depth 8 | tail -1
+//! best move 31-27, score 0.00 at depth 8 (37640 nodes in 0.01 s)
 //! ```
 //!
-//! Exit codes (also in `damx --help`): 0 success; 1 invalid input (each invalid item is named
-//! on its own line, the valid ones are still processed); 2 usage error (clap's own, including
-//! a FEN argument that does not parse); 3 I/O error. A standard output closed by its reader
-//! ends the command quietly with 0.
+//! Exit codes (also in `damx --help`, and in [`error`]): 0 success; 1 invalid input (each
+//! invalid item is named on its own line, the valid ones are still processed); 2 usage error
+//! (clap's own, including a FEN argument that does not parse, and a `--game`/`--ply` the PDN
+//! file does not have); 3 I/O error. A standard output closed by its reader ends the command
+//! quietly with 0.
 #![forbid(unsafe_code)]
 
 use std::io::{BufWriter, Write};

@@ -388,6 +388,8 @@ fn encode_names_each_invalid_line_and_converts_the_rest() {
 fn perft_counts_the_start_position() {
     let output = damx(&["perft", "startpos", "5"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
+    // Standard error is a pipe here, not a terminal: no progress display.
+    assert!(output.stderr.is_empty(), "{}", stderr(&output));
     let text = stdout(&output);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "depth  5");
@@ -520,6 +522,7 @@ fn analyse_prints_a_line_per_depth_and_the_best_move() {
         .map(|line| line.split_whitespace().next().unwrap().parse().unwrap())
         .collect();
     assert_eq!(depths, [1, 2, 3, 4], "{text}");
+    assert!(output.stderr.is_empty(), "{}", stderr(&output));
     let last = text.lines().last().unwrap();
     let best = last
         .strip_prefix("best move ")
@@ -553,6 +556,14 @@ fn analyse_writes_json_lines() {
     assert_eq!(result["pv"][0], best);
     let position: damx_rules::Position = fen.parse().unwrap();
     assert!(is_legal_move_text(&position, best), "{best}");
+}
+
+/// The American spelling is the same command.
+#[test]
+fn analyze_is_analyse() {
+    let output = damx(&["analyze", "startpos", "--depth", "1", "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(json_values(&output).len(), 2);
 }
 
 /// A PDN file gives the position after its last move, or after `--ply` plies.
@@ -656,6 +667,7 @@ fn analyse_reports_bad_input_with_its_exit_code() {
 fn bench_prints_the_engines_signature() {
     let output = damx(&["bench", "--depth", "3"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(output.stderr.is_empty(), "{}", stderr(&output));
     let expected = damx_engine::bench(&damx_engine::BenchOptions {
         depth: 3,
         ..damx_engine::BenchOptions::default()
