@@ -1,0 +1,304 @@
+//! What a session is asked to do: its role, its games, its time-outs, where records go.
+//!
+//! Every struct has a `Default` with sensible values, so a caller sets only what it needs:
+//!
+//! ```
+//! use damx_session::{InitiatorConfig, SessionConfig};
+//! use damx_rules::Color;
+//!
+//! // Four games of 5 minutes each, alternating colours, damx white in the first.
+//! let config = SessionConfig::initiator(InitiatorConfig::series(4, Color::White, 5, 0, &[]));
+//! assert_eq!(config.role.games().len(), 4);
+//! ```
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use damx_rules::{Color, Position};
+use damx_wire::GameReq;
+
+/// The settings of one game the Initiator asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameSettings {
+    /// The colour the Initiator (we) plays; the Follower gets the other one.
+    pub our_color: Color,
+    /// Thinking time per player for the whole game, in minutes (0..=999; 0 sends no clock).
+    pub minutes: u16,
+    /// Number of moves for the game, each side (0..=999; 0 means no limit).
+    pub move_limit: u16,
+    /// The start position: `None` sends the normal start (`A`), `Some` sends the board (`B`).
+    pub start: Option<Position>,
+}
+
+impl Default for GameSettings {
+    /// White, 5 minutes, no move limit, the normal start.
+    fn default() -> GameSettings {
+        GameSettings {
+            our_color: Color::White,
+            minutes: 5,
+            move_limit: 0,
+            start: None,
+        }
+    }
+}
+
+/// The Initiator's plan: the games to ask for, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InitiatorConfig {
+    /// One entry per GAMEREQ. A game the Follower refuses with `A…2` is skipped; `A…1` or
+    /// `A…3` ends the series.
+    pub games: Vec<GameSettings>,
+}
+
+impl InitiatorConfig {
+    /// `count` games of `minutes` minutes and `move_limit` moves, our colour alternating from
+    /// `first_color`. With `openings`, each opening is played twice in a row (once with each
+    /// colour) and the list is cycled; without, every game starts normally.
+    pub fn series(
+        count: u32,
+        first_color: Color,
+        minutes: u16,
+        move_limit: u16,
+        openings: &[Position],
+    ) -> InitiatorConfig {
+        let games = (0..count as usize)
+            .map(|index| GameSettings {
+                our_color: if index % 2 == 0 {
+                    first_color
+                } else {
+                    !first_color
+                },
+                minutes,
+                move_limit,
+                start: (!openings.is_empty()).then(|| openings[(index / 2) % openings.len()]),
+            })
+            .collect();
+        InitiatorConfig { games }
+    }
+}
+
+impl Default for InitiatorConfig {
+    /// One game with the default [`GameSettings`].
+    fn default() -> InitiatorConfig {
+        InitiatorConfig {
+            games: vec![GameSettings::default()],
+        }
+    }
+}
+
+/// A check the Follower applies to each GAMEREQ: `Err(why)` refuses it with `A…2`.
+pub type GameFilter = Arc<dyn Fn(&GameReq) -> Result<(), String> + Send + Sync>;
+
+/// How the Follower answers GAMEREQs.
+#[derive(Clone)]
+pub struct FollowerConfig {
+    /// `false` refuses every game with `A…3` ("no games at all").
+    pub accept_games: bool,
+    /// Stop after this many games: the last one ends with stop code `1`.
+    pub max_games: Option<u32>,
+    /// An extra check for each request (for example a minimum thinking time).
+    pub filter: Option<GameFilter>,
+}
+
+impl Default for FollowerConfig {
+    /// Accept every playable game, without a limit.
+    fn default() -> FollowerConfig {
+        FollowerConfig {
+            accept_games: true,
+            max_games: None,
+            filter: None,
+        }
+    }
+}
+
+impl fmt::Debug for FollowerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FollowerConfig")
+            .field("accept_games", &self.accept_games)
+            .field("max_games", &self.max_games)
+            .field("filter", &self.filter.as_ref().map(|_| "..."))
+            .finish()
+    }
+}
+
+/// The role with its settings.
+#[derive(Clone, Debug)]
+pub enum RoleConfig {
+    /// We start games.
+    Initiator(InitiatorConfig),
+    /// We accept games.
+    Follower(FollowerConfig),
+}
+
+impl RoleConfig {
+    /// The role without its settings.
+    pub fn role(&self) -> Role {
+        match self {
+            RoleConfig::Initiator(_) => Role::Initiator,
+            RoleConfig::Follower(_) => Role::Follower,
+        }
+    }
+
+    /// The Initiator's games (empty for a Follower).
+    pub fn games(&self) -> &[GameSettings] {
+        match self {
+            RoleConfig::Initiator(config) => &config.games,
+            RoleConfig::Follower(_) => &[],
+        }
+    }
+}
+
+/// Who starts games (dxp.md §1): independent of which side listens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// Sends GAMEREQ.
+    Initiator,
+    /// Answers with GAMEACC.
+    Follower,
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Role::Initiator => "initiator",
+            Role::Follower => "follower",
+        })
+    }
+}
+
+/// How long the session waits for the peer and the user.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// For an answer the peer owes at once: GAMEACC after our GAMEREQ, the GAMEEND
+    /// acknowledgement, BACKACC after our BACKREQ.
+    pub reply: Duration,
+    /// For the Follower, waiting for the (next) GAMEREQ.
+    pub idle: Duration,
+    /// For the peer's move in a game without a clock (`None`: wait as long as it takes; the
+    /// user can still stop). With a clock, the peer may take its remaining time plus
+    /// [`Timeouts::clock_grace`].
+    pub peer_move: Option<Duration>,
+    /// How far past its time the opponent may go before we end the game on time.
+    pub clock_grace: Duration,
+    /// For the user's answer to the peer's take-back request ([`TakeBackPolicy::Ask`](crate::TakeBackPolicy)); declined after it.
+    pub take_back_answer: Duration,
+}
+
+impl Default for Timeouts {
+    /// Replies 30 s, idle 10 min, no limit on moves without a clock, grace 5 s, take-back
+    /// answer 60 s.
+    fn default() -> Timeouts {
+        Timeouts {
+            reply: Duration::from_secs(30),
+            idle: Duration::from_secs(600),
+            peer_move: None,
+            clock_grace: Duration::from_secs(5),
+            take_back_answer: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Where finished games are written as PDN.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PdnTarget {
+    /// One file per game in this directory (created if needed), named
+    /// `YYYYMMDD-HHMMSS-<game>-<white>-<black>.pdn`.
+    Directory(PathBuf),
+    /// Every game appended to this file.
+    File(PathBuf),
+}
+
+/// What the session writes to disk.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecordOptions {
+    /// PDN records of the games (`None`: not written; the records still arrive as events).
+    pub pdn: Option<PdnTarget>,
+    /// The whole conversation as JSON lines, one message per line.
+    pub transcript: Option<PathBuf>,
+    /// The PDN `Event` tag (default `DXP game`).
+    pub event: Option<String>,
+}
+
+/// Everything a session needs besides its connection, player and channels.
+#[derive(Clone, Debug)]
+pub struct SessionConfig {
+    /// Initiator or Follower, with its settings.
+    pub role: RoleConfig,
+    /// Our DXP name; `None` uses the player's name. Cut to 32 printable characters.
+    pub name: Option<String>,
+    /// How long to wait for the peer and the user.
+    pub timeouts: Timeouts,
+    /// End the game (GAMEEND reason `0`, on our turn) once each side has made the game's
+    /// number of moves.
+    pub end_at_move_limit: bool,
+    /// End the game (GAMEEND reason `0`, on our turn) once the opponent's clock, as we measure
+    /// it, is past its time by more than the grace.
+    pub end_on_time: bool,
+    /// The least time between two frames we send (pydraughts and DXC100 lose the second of
+    /// two frames that arrive together; this also spaces a GAMEACC and our first MOVE).
+    pub frame_gap: Duration,
+    /// Records and transcript.
+    pub records: RecordOptions,
+}
+
+impl SessionConfig {
+    /// An Initiator session.
+    pub fn initiator(config: InitiatorConfig) -> SessionConfig {
+        SessionConfig {
+            role: RoleConfig::Initiator(config),
+            ..SessionConfig::default()
+        }
+    }
+
+    /// A Follower session.
+    pub fn follower(config: FollowerConfig) -> SessionConfig {
+        SessionConfig {
+            role: RoleConfig::Follower(config),
+            ..SessionConfig::default()
+        }
+    }
+}
+
+impl Default for SessionConfig {
+    /// A Follower that accepts every playable game, with the default time-outs, ending games at
+    /// the move limit and on time, 100 ms between frames, no files written.
+    fn default() -> SessionConfig {
+        SessionConfig {
+            role: RoleConfig::Follower(FollowerConfig::default()),
+            name: None,
+            timeouts: Timeouts::default(),
+            end_at_move_limit: true,
+            end_on_time: true,
+            frame_gap: Duration::from_millis(100),
+            records: RecordOptions::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A series alternates colours and plays each opening with both colours.
+    #[test]
+    fn series_alternates_colours_and_openings() {
+        let a: Position = "W:W31-50:B1-19".parse().unwrap();
+        let b: Position = "B:W31-50:B1-20".parse().unwrap();
+        let config = InitiatorConfig::series(5, Color::Black, 3, 40, &[a, b]);
+        let colors: Vec<Color> = config.games.iter().map(|g| g.our_color).collect();
+        use Color::{Black, White};
+        assert_eq!(colors, [Black, White, Black, White, Black]);
+        let starts: Vec<Option<Position>> = config.games.iter().map(|g| g.start).collect();
+        assert_eq!(starts, [Some(a), Some(a), Some(b), Some(b), Some(a)]);
+        assert!(
+            config
+                .games
+                .iter()
+                .all(|g| g.minutes == 3 && g.move_limit == 40)
+        );
+        let plain = InitiatorConfig::series(2, Color::White, 0, 0, &[]);
+        assert!(plain.games.iter().all(|g| g.start.is_none()));
+    }
+}

@@ -1,0 +1,1446 @@
+//! The DXP dialogue as a state machine without I/O (dxp.md §3).
+//!
+//! [`Machine::handle`] takes an [`Input`] (a message or a bad frame from the peer, the end of
+//! the connection, a move chosen by our player, a user's [`Command`], or a [`Input::Tick`] of
+//! the clock) and the current time, and returns the [`Output`]s to carry out in order: messages
+//! to send, a move to think about, a thinking to stop, events for the user, and the close of
+//! the connection. It never reads a clock, never blocks and never fails; time comes in as
+//! `now`, and [`Machine::next_deadline`] says when the next [`Input::Tick`] is due.
+//!
+//! # States
+//!
+//! ```text
+//! Initiator: AwaitingGameAcc --A0--> playing --E handshake--> AwaitingGameAcc (next R) or Closed
+//!                            --A2--> AwaitingGameAcc (next game of the plan) or Closed
+//!                            --A1/A3--> Closed
+//! Follower:  AwaitingGameReq --R, A0--> playing --E handshake--> AwaitingGameReq or Closed
+//! playing:   OurTurn <--MOVE--> TheirTurn; our E --> AwaitingEndAck --E--> (next)
+//!                                          their E --> we answer E --> (next)
+//! ```
+//!
+//! # Decisions (where the spec leaves room or assumes a correct peer)
+//!
+//! - **Ending a game.** On our turn we send GAMEEND instead of a MOVE when we have no legal
+//!   move (reason `1`), a draw rule applied at any position since the last take-back (reason
+//!   `2`; so a peer that plays on past a draw still gets the draw), the opponent's clock as we
+//!   measure it is past its time by more than the grace (reason `0`), each side has made the
+//!   game's number of moves (reason `0`), the user asked (the user's reason), or the user asked
+//!   to stop (reason `0`, stop code `1`). A request that comes while it is not our turn waits
+//!   for our turn.
+//! - **Stop codes.** Ours is `1` when the user asked to stop, the Initiator has no game left to
+//!   ask for, or the Follower has played its maximum; our acknowledgement carries `1` when
+//!   either side asked to stop. After a handshake with a `1` the connection is closed.
+//! - **The acknowledgement.** Any GAMEEND after ours is its acknowledgement, whatever its reason
+//!   (pydraughts repeats ours). A Follower that gets a GAMEREQ instead (GWD does not
+//!   acknowledge) takes it as the acknowledgement and answers the request. No acknowledgement
+//!   within the reply time-out: reported, and the session goes on as if it had come.
+//! - **A GAMEEND on our turn** (pydraughts' `quit()` sends one at any time) ends the game all
+//!   the same: the spec says the receiver has no choice. It is reported as a violation, not
+//!   told.
+//! - **Results** (the rules first): if the final position is decided by the rules (no legal
+//!   move, or a draw rule at any position since the last take-back), that is the result.
+//!   Otherwise the first GAMEEND decides: reason `1`, its sender lost; `2`, a draw; `3`, its
+//!   sender won (the claim is the termination); `0`, the side whose clock ran out lost, else
+//!   unfinished (`*`, with "move limit reached" when it was).
+//! - **The Follower's answers.** Version other than `01`: `A…1`. Configured to refuse all:
+//!   `A…3`. A start the rules refuse, one without a legal move, or one the configured filter
+//!   refuses: `A…2`. Anything else, thinking time `000` included: `A…0`. A GAMEREQ during a
+//!   game is answered `A…2` and the game goes on (Moby Dam does this).
+//! - **The Initiator's refusals.** `A…2`: on to the next game of the plan. `A…1`, `A…3`: the
+//!   session closes.
+//! - **Take-backs.** The peer's BACKREQ (n, colour) names the position before that colour's
+//!   n-th move. With [`TakeBackPolicy::Accept`] it is accepted (`K0`) when that position is in
+//!   the game (0 <= ply <= moves played; equal is a no-op), else declined (`K2`); thinking
+//!   stops, and whoever is to move there moves next. Our own BACKREQ (on command) holds back
+//!   our moves until the answer: `K0` restores the position, `K1`/`K2` (or no answer within
+//!   the reply time-out) let the game go on. A MOVE that crosses our BACKREQ is applied
+//!   normally first. During our GAMEEND handshake a BACKREQ gets `K2`.
+//! - **What the spec does not allow.** An illegal MOVE, a MOVE out of turn, or a frame that
+//!   does not decode during a game: reported with its raw bytes, told by CHAT, and the game
+//!   ends with our GAMEEND (reason `0`), the offender losing. Exceptions that end nothing: an
+//!   empty frame (a lone NUL) and a broken CHAT (a frame starting with `C`) are reported and
+//!   skipped, because a chat never changes the state. Between games and during a handshake,
+//!   anything out of place is reported, told and ignored; a stray GAMEEND between games
+//!   (DXC100 sends one) is reported without telling. A peer silent past its time (with a
+//!   clock: its remaining time plus the grace; without: [`Timeouts::peer_move`], if set) gets a
+//!   GAMEEND with stop code `1` and the connection closes; it loses the game. The connection
+//!   lost during a game: the record says so, with the rules' verdict if there is one.
+//! - **Our player** returning no move gives up (reason `1`); returning an illegal move is
+//!   reported and also gives up. Its move goes out with the whole seconds of our turn.
+//!
+//! [`Timeouts::peer_move`]: crate::Timeouts::peer_move
+
+use std::time::{Duration, Instant};
+
+use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
+use damx_wire::{
+    AcceptCode, BackAcc, BackAccCode, BackReq, Chat, EndReason, GameAcc, GameEnd, GameReq,
+    MAX_CHAT_LEN, Message, Minutes, MoveLimit, Name, ProtocolVersion, RawBytes, StopCode,
+    StreamError,
+};
+
+use crate::config::{GameSettings, Role, RoleConfig, SessionConfig, Timeouts};
+use crate::convert::{
+    back_request_for_ply, back_request_ply, color_from_wire, color_to_wire, match_move,
+    move_to_wire, start_position, start_to_wire,
+};
+use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
+use crate::player::{ClockState, GameInfo, TakeBackPolicy};
+use crate::record::{GameRecord, Termination, win};
+
+/// What the connection delivers: a message, a frame that is not one, or the end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Incoming {
+    /// A decoded message.
+    Message(Message),
+    /// A frame that is not a message, with its raw bytes.
+    Bad(StreamError),
+    /// The peer closed the connection (end of stream).
+    Closed,
+    /// Reading or writing failed.
+    Failed(String),
+}
+
+/// One input of the machine.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Input {
+    /// Something from the connection.
+    Peer(Incoming),
+    /// Our player's answer to [`Output::StartThinking`] with this ticket.
+    MoveChosen {
+        /// The ticket of the request.
+        ticket: u64,
+        /// The move, or `None` to give up.
+        mv: Option<Move>,
+    },
+    /// The user's command.
+    Command(Command),
+    /// Time passed: check the deadlines.
+    Tick,
+}
+
+/// A request to our player: choose a move at the end of `game`.
+#[derive(Clone, Debug)]
+pub struct ThinkRequest {
+    /// Identifies the answer ([`Input::MoveChosen`]); answers to older tickets are ignored.
+    pub ticket: u64,
+    /// The game so far.
+    pub game: Game,
+    /// The clocks.
+    pub clock: ClockState,
+}
+
+/// One thing for the driver to do.
+#[derive(Clone, Debug)]
+pub enum Output {
+    /// Send this message.
+    Send(Message),
+    /// Tell our player a game starts.
+    NewGame(GameInfo),
+    /// Ask our player for a move.
+    StartThinking(ThinkRequest),
+    /// Stop our player's current thinking (its answer will be ignored).
+    StopThinking,
+    /// Tell the user.
+    Event(Event),
+    /// Close the connection (after sending what was queued).
+    Close,
+}
+
+/// Where the dialogue stands, for display and tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PhaseKind {
+    /// [`Machine::start`] has not been called.
+    NotStarted,
+    /// The Initiator waits for GAMEACC.
+    AwaitingGameAcc,
+    /// The Follower waits for GAMEREQ.
+    AwaitingGameReq,
+    /// A game runs and we are to move.
+    OurTurn,
+    /// A game runs and the peer is to move.
+    TheirTurn,
+    /// We sent the first GAMEEND and wait for its acknowledgement.
+    AwaitingEndAck,
+    /// The session is over.
+    Closed,
+}
+
+/// A running game.
+#[derive(Clone, Debug)]
+struct Play {
+    info: GameInfo,
+    game: Game,
+    /// Seconds per move (ply), as we measured them.
+    seconds: Vec<u16>,
+    /// Time used per colour ([`Color::index`]).
+    used: [Duration; 2],
+    /// When the side to move started its turn.
+    turn_since: Instant,
+    /// The ticket of our player's current thinking.
+    thinking: Option<u64>,
+    /// Our BACKREQ: the ply asked for, and when the answer is due.
+    our_backreq: Option<(usize, Instant)>,
+    /// The peer's BACKREQ waiting for the user's answer: the ply, and when it is due.
+    peer_backreq: Option<(usize, Instant)>,
+    /// A GAMEEND the user asked for while it was not our turn.
+    pending_end: Option<EndReason>,
+    /// The first ply at which a draw rule applied, and which.
+    drawn: Option<(usize, DrawReason)>,
+    /// The first side whose clock ran out beyond the grace.
+    flagged: Option<Color>,
+    /// When the peer's move is due, on its turn.
+    peer_deadline: Option<Instant>,
+}
+
+impl Play {
+    fn new(info: GameInfo, now: Instant) -> Play {
+        Play {
+            game: Game::new(info.start),
+            info,
+            seconds: Vec::new(),
+            used: [Duration::ZERO; 2],
+            turn_since: now,
+            thinking: None,
+            our_backreq: None,
+            peer_backreq: None,
+            pending_end: None,
+            drawn: None,
+            flagged: None,
+            peer_deadline: None,
+        }
+    }
+
+    fn our_color(&self) -> Color {
+        self.info.our_color
+    }
+
+    fn their_color(&self) -> Color {
+        !self.info.our_color
+    }
+
+    fn our_turn(&self) -> bool {
+        self.game.position().side_to_move() == self.info.our_color
+    }
+
+    fn remaining(&self, color: Color) -> Option<Duration> {
+        let budget = self.info.time_per_player()?;
+        Some(budget.saturating_sub(self.used[color.index()]))
+    }
+
+    fn clock_state(&self) -> ClockState {
+        let our_moves_made = self.moves_made_by(self.our_color());
+        ClockState {
+            our_remaining: self.remaining(self.our_color()),
+            their_remaining: self.remaining(self.their_color()),
+            our_moves_to_go: self
+                .info
+                .move_limit
+                .map(|limit| u32::from(limit).saturating_sub(our_moves_made).max(1)),
+        }
+    }
+
+    /// How many moves `color` has made in this game.
+    fn moves_made_by(&self, color: Color) -> u32 {
+        let ply = self.game.ply() as u32;
+        let first = self.game.start().side_to_move();
+        if color == first {
+            ply.div_ceil(2)
+        } else {
+            ply / 2
+        }
+    }
+
+    fn limit_reached(&self) -> bool {
+        self.info
+            .move_limit
+            .is_some_and(|limit| self.game.ply() >= 2 * usize::from(limit))
+    }
+
+    /// Charges the time since the turn started to the side to move; returns it.
+    fn charge(&mut self, now: Instant, grace: Duration) -> Duration {
+        let spent = now.saturating_duration_since(self.turn_since);
+        let side = self.game.position().side_to_move();
+        self.used[side.index()] += spent;
+        self.turn_since = now;
+        if let Some(budget) = self.info.time_per_player()
+            && self.flagged.is_none()
+            && self.used[side.index()] > budget + grace
+        {
+            self.flagged = Some(side);
+        }
+        spent
+    }
+
+    /// Plays a legal move and notes a draw rule that now applies.
+    fn play(&mut self, mv: Move, spent: Duration) {
+        self.game.play(mv);
+        self.seconds
+            .push(spent.as_secs().min(u64::from(u16::MAX)) as u16);
+        if self.drawn.is_none()
+            && let Some(Outcome::Draw(reason)) = self.game.outcome()
+        {
+            self.drawn = Some((self.game.ply(), reason));
+        }
+    }
+
+    /// The result when the rules decide it: the final position, or a draw rule met earlier.
+    fn rules_verdict(&self) -> Option<(GameResult, Termination)> {
+        let side_to_move = self.game.position().side_to_move();
+        match self.game.outcome() {
+            Some(Outcome::Win { winner, reason }) => Some((
+                win(winner),
+                Termination::of_outcome(Outcome::Win { winner, reason }, side_to_move),
+            )),
+            Some(Outcome::Draw(reason)) => Some((GameResult::Draw, Termination::DrawRule(reason))),
+            None => self
+                .drawn
+                .map(|(_, reason)| (GameResult::Draw, Termination::DrawRule(reason))),
+        }
+    }
+
+    /// The result of a game ended by `ender`'s GAMEEND with `reason`.
+    fn verdict(&self, ender: Color, reason: EndReason) -> (GameResult, Termination) {
+        if let Some(verdict) = self.rules_verdict() {
+            return verdict;
+        }
+        match reason {
+            EndReason::GiveUp => (win(!ender), Termination::GaveUp { by: ender }),
+            EndReason::Draw => (GameResult::Draw, Termination::DrawDeclared { by: ender }),
+            EndReason::Win => (win(ender), Termination::WinClaimed { by: ender }),
+            EndReason::NoReason => {
+                if let Some(loser) = self.flagged {
+                    (win(!loser), Termination::TimeForfeit { loser })
+                } else if let Some(moves) = self.info.move_limit.filter(|_| self.limit_reached()) {
+                    (GameResult::Unfinished, Termination::MoveLimit { moves })
+                } else {
+                    (GameResult::Unfinished, Termination::Ended { by: ender })
+                }
+            }
+        }
+    }
+
+    fn record(&self, result: GameResult, termination: Termination) -> GameRecord {
+        let (white, black) = (
+            self.info.name_of(Color::White).to_owned(),
+            self.info.name_of(Color::Black).to_owned(),
+        );
+        GameRecord {
+            number: self.info.number,
+            role: self.info.role,
+            white,
+            black,
+            our_color: self.info.our_color,
+            minutes: self.info.minutes,
+            move_limit: self.info.move_limit,
+            start: *self.game.start(),
+            moves: self.game.moves().to_vec(),
+            seconds: self.seconds.clone(),
+            result,
+            termination,
+            site: None,
+            date: None,
+        }
+    }
+}
+
+/// The dialogue's state.
+#[derive(Debug)]
+enum Phase {
+    NotStarted,
+    AwaitingAcc {
+        settings: GameSettings,
+        deadline: Instant,
+    },
+    AwaitingRequest {
+        deadline: Instant,
+    },
+    Playing(Box<Play>),
+    Ending {
+        play: Box<Play>,
+        deadline: Instant,
+    },
+    Closed,
+}
+
+/// The DXP dialogue of one connection, for either role. See the module documentation.
+#[derive(Debug)]
+pub struct Machine {
+    role: RoleConfig,
+    timeouts: Timeouts,
+    end_at_move_limit: bool,
+    end_on_time: bool,
+    name: Name,
+    policy: TakeBackPolicy,
+    phase: Phase,
+    /// Games started so far (the number of the last one).
+    games_started: u32,
+    /// The Initiator's next entry of its plan.
+    next_request: usize,
+    /// The user asked to stop.
+    want_stop: bool,
+    next_ticket: u64,
+    close_reason: Option<CloseReason>,
+}
+
+impl Machine {
+    /// A machine for `config`'s role and settings, sending `name`, answering take-backs with
+    /// `policy`. Call [`Machine::start`] next.
+    pub fn new(config: &SessionConfig, name: Name, policy: TakeBackPolicy) -> Machine {
+        Machine {
+            role: config.role.clone(),
+            timeouts: config.timeouts,
+            end_at_move_limit: config.end_at_move_limit,
+            end_on_time: config.end_on_time,
+            name,
+            policy,
+            phase: Phase::NotStarted,
+            games_started: 0,
+            next_request: 0,
+            want_stop: false,
+            next_ticket: 0,
+            close_reason: None,
+        }
+    }
+
+    /// Starts the dialogue once connected: the Initiator sends its first GAMEREQ, the Follower
+    /// starts waiting for one.
+    pub fn start(&mut self, now: Instant) -> Vec<Output> {
+        let mut out = Vec::new();
+        if matches!(self.phase, Phase::NotStarted) {
+            self.phase = match self.role.role() {
+                Role::Initiator => self.request_next(now, &mut out),
+                Role::Follower => self.await_request(now),
+            };
+        }
+        out
+    }
+
+    /// Handles one input at time `now`; returns what to do, in order.
+    pub fn handle(&mut self, now: Instant, input: Input) -> Vec<Output> {
+        let mut out = Vec::new();
+        let phase = std::mem::replace(&mut self.phase, Phase::Closed);
+        self.phase = match phase {
+            Phase::Closed => Phase::Closed,
+            phase => match input {
+                Input::Peer(incoming) => self.on_incoming(phase, now, incoming, &mut out),
+                Input::MoveChosen { ticket, mv } => {
+                    self.on_move_chosen(phase, now, ticket, mv, &mut out)
+                }
+                Input::Command(command) => self.on_command(phase, now, command, &mut out),
+                Input::Tick => self.on_tick(phase, now, &mut out),
+            },
+        };
+        out
+    }
+
+    /// When the next [`Input::Tick`] is due, if a deadline is running.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        match &self.phase {
+            Phase::AwaitingAcc { deadline, .. }
+            | Phase::AwaitingRequest { deadline }
+            | Phase::Ending { deadline, .. } => Some(*deadline),
+            Phase::Playing(play) => [
+                play.peer_deadline,
+                play.our_backreq.map(|(_, due)| due),
+                play.peer_backreq.map(|(_, due)| due),
+            ]
+            .into_iter()
+            .flatten()
+            .min(),
+            Phase::NotStarted | Phase::Closed => None,
+        }
+    }
+
+    /// Where the dialogue stands.
+    pub fn phase(&self) -> PhaseKind {
+        match &self.phase {
+            Phase::NotStarted => PhaseKind::NotStarted,
+            Phase::AwaitingAcc { .. } => PhaseKind::AwaitingGameAcc,
+            Phase::AwaitingRequest { .. } => PhaseKind::AwaitingGameReq,
+            Phase::Playing(play) if play.our_turn() => PhaseKind::OurTurn,
+            Phase::Playing(_) => PhaseKind::TheirTurn,
+            Phase::Ending { .. } => PhaseKind::AwaitingEndAck,
+            Phase::Closed => PhaseKind::Closed,
+        }
+    }
+
+    /// Whether the session is over (the driver closes the connection).
+    pub fn is_closed(&self) -> bool {
+        matches!(self.phase, Phase::Closed)
+    }
+
+    /// Why the session ended, once it has.
+    pub fn close_reason(&self) -> Option<&CloseReason> {
+        self.close_reason.as_ref()
+    }
+
+    /// The running game (also while its GAMEEND handshake runs).
+    pub fn game(&self) -> Option<&Game> {
+        self.play().map(|play| &play.game)
+    }
+
+    /// What the running game is about.
+    pub fn game_info(&self) -> Option<&GameInfo> {
+        self.play().map(|play| &play.info)
+    }
+
+    /// Our DXP name.
+    pub fn name(&self) -> &Name {
+        &self.name
+    }
+
+    /// The number of games started so far.
+    pub fn games_started(&self) -> u32 {
+        self.games_started
+    }
+
+    fn play(&self) -> Option<&Play> {
+        match &self.phase {
+            Phase::Playing(play) | Phase::Ending { play, .. } => Some(play),
+            _ => None,
+        }
+    }
+
+    // ---- the peer ------------------------------------------------------------------------
+
+    fn on_incoming(
+        &mut self,
+        phase: Phase,
+        now: Instant,
+        incoming: Incoming,
+        out: &mut Vec<Output>,
+    ) -> Phase {
+        match incoming {
+            Incoming::Message(message) => self.on_message(phase, now, message, out),
+            Incoming::Bad(error) => self.on_bad_frame(phase, now, error, out),
+            Incoming::Closed => self.on_connection_end(phase, CloseReason::PeerClosed, out),
+            Incoming::Failed(why) => {
+                self.on_connection_end(phase, CloseReason::ConnectionFailed(why), out)
+            }
+        }
+    }
+
+    fn on_message(
+        &mut self,
+        phase: Phase,
+        now: Instant,
+        message: Message,
+        out: &mut Vec<Output>,
+    ) -> Phase {
+        if let Message::Chat(chat) = &message {
+            out.push(Output::Event(Event::ChatReceived(chat.text().to_owned())));
+            return phase;
+        }
+        match (phase, message) {
+            (Phase::AwaitingAcc { settings, .. }, Message::GameAcc(acc)) => {
+                self.on_game_acc(settings, now, acc, out)
+            }
+            (Phase::AwaitingRequest { .. }, Message::GameReq(request))
+                if self.role.role() == Role::Follower =>
+            {
+                self.on_game_req(now, request, out)
+            }
+            (Phase::Playing(play), message) => self.on_message_in_game(play, now, message, out),
+            (Phase::Ending { play, deadline }, message) => {
+                self.on_message_while_ending(play, deadline, now, message, out)
+            }
+            (phase @ (Phase::AwaitingAcc { .. } | Phase::AwaitingRequest { .. }), message)
+                if matches!(message, Message::GameEnd(_)) =>
+            {
+                let what = "GAMEEND between games".to_owned();
+                violation(what, raw_of(&message), false, ViolationAction::Ignored, out);
+                phase
+            }
+            (phase, message) => {
+                let what = format!("{} out of place", message.kind());
+                violation(what, raw_of(&message), true, ViolationAction::Ignored, out);
+                phase
+            }
+        }
+    }
+
+    fn on_message_in_game(
+        &mut self,
+        mut play: Box<Play>,
+        now: Instant,
+        message: Message,
+        out: &mut Vec<Output>,
+    ) -> Phase {
+        match message {
+            Message::Move(received) if !play.our_turn() => {
+                let message = Message::Move(received);
+                let (raw, text) = (raw_of(&message), message.to_string());
+                match match_move(play.game.position(), &received) {
+                    Ok(mv) => {
+                        let spent = play.charge(now, self.timeouts.clock_grace);
+                        self.played(&mut play, mv, spent, Side::Peer, out);
+                        self.start_turn(play, now, out)
+                    }
+                    Err(error) => {
+                        let what = format!("illegal move {text}: {error}");
+                        violation(what, raw, true, ViolationAction::EndedGame, out);
+                        let termination = Termination::IllegalMove {
+                            by: play.their_color(),
+                            raw: text,
+                            why: error.to_string(),
+                        };
+                        let verdict = (win(play.our_color()), termination);
+                        self.end_ours(play, now, EndReason::NoReason, Some(verdict), out)
+                    }
+                }
+            }
+            Message::Move(received) => {
+                let message = Message::Move(received);
+                let (raw, text) = (raw_of(&message), message.to_string());
+                let what = format!("move {text} out of turn");
+                violation(what, raw, true, ViolationAction::EndedGame, out);
+                let termination = Termination::OutOfTurn {
+                    by: play.their_color(),
+                    raw: text,
+                };
+                let verdict = (win(play.our_color()), termination);
+                self.end_ours(play, now, EndReason::NoReason, Some(verdict), out)
+            }
+            Message::GameEnd(end) => {
+                if play.our_turn() {
+                    let what = "GAMEEND on our turn (accepted)".to_owned();
+                    let raw = raw_of(&Message::GameEnd(end));
+                    violation(what, raw, false, ViolationAction::EndedGame, out);
+                }
+                self.stop_thinking(&mut play, out);
+                let (result, termination) = play.verdict(play.their_color(), end.reason);
+                let stop = end.stop == StopCode::Stop || self.our_stop_code();
+                send(
+                    out,
+                    GameEnd {
+                        reason: EndReason::NoReason,
+                        stop: stop_code(stop),
+                    },
+                );
+                self.finish_game(&play, result, termination, out);
+                self.after_game(now, stop, out)
+            }
+            Message::BackReq(request) => self.on_back_req(play, now, request, out),
+            Message::BackAcc(answer) => self.on_back_acc(play, now, answer, out),
+            Message::GameReq(request) if self.role.role() == Role::Follower => {
+                send(
+                    out,
+                    GameAcc {
+                        follower: self.name,
+                        code: AcceptCode::GameNotAcceptable,
+                    },
+                );
+                let what = "GAMEREQ during a game (answered A…2)".to_owned();
+                let raw = raw_of(&Message::GameReq(request));
+                violation(what, raw, false, ViolationAction::Answered, out);
+                Phase::Playing(play)
+            }
+            message => {
+                let what = format!("{} during a game", message.kind());
+                violation(what, raw_of(&message), true, ViolationAction::Ignored, out);
+                Phase::Playing(play)
+            }
+        }
+    }
+
+    fn on_message_while_ending(
+        &mut self,
+        play: Box<Play>,
+        deadline: Instant,
+        now: Instant,
+        message: Message,
+        out: &mut Vec<Output>,
+    ) -> Phase {
+        match message {
+            Message::GameEnd(ack) => {
+                let stop = self.our_stop_code() || ack.stop == StopCode::Stop;
+                self.after_game(now, stop, out)
+            }
+            Message::GameReq(request) if self.role.role() == Role::Follower => {
+                let what = "GAMEREQ instead of the GAMEEND acknowledgement (taken as one)";
+                let raw = raw_of(&Message::GameReq(request));
+                violation(what.to_owned(), raw, false, ViolationAction::Answered, out);
+                let stop = self.our_stop_code();
+                match self.after_game(now, stop, out) {
+                    Phase::AwaitingRequest { .. } => self.on_game_req(now, request, out),
+                    phase => phase,
+                }
+            }
+            Message::BackReq(request) => {
+                send(
+                    out,
+                    BackAcc {
+                        code: BackAccCode::Declined,
+                    },
+                );
+                let what = "BACKREQ after the game ended (declined)".to_owned();
+                let raw = raw_of(&Message::BackReq(request));
+                violation(what, raw, false, ViolationAction::Answered, out);
+                Phase::Ending { play, deadline }
+            }
+            message => {
+                let what = format!("{} after the game ended", message.kind());
+                violation(what, raw_of(&message), true, ViolationAction::Ignored, out);
+                Phase::Ending { play, deadline }
+            }
+        }
+    }
+
+    fn on_bad_frame(
+        &mut self,
+        phase: Phase,
+        now: Instant,
+        error: StreamError,
+        out: &mut Vec<Output>,
+    ) -> Phase {
+        let raw = error.raw();
+        let what = format!("unreadable frame: {error}");
+        let harmless = match &error {
+            StreamError::Frame(frame) => matches!(
+                frame.kind(),
+                damx_wire::FrameErrorKind::Empty | damx_wire::FrameErrorKind::Truncated
+            ),
+            StreamError::Decode { .. } => false,
+        };
+        if harmless {
+            // A lone NUL carries nothing; a truncated frame comes with the end of the stream.
+            violation(what, Some(raw), false, ViolationAction::Ignored, out);
+            return phase;
+        }
+        let chat_like = raw.as_bytes().first() == Some(&b'C');
+        match phase {
+            Phase::Playing(play) if !chat_like => {
+                violation(what, Some(raw), true, ViolationAction::EndedGame, out);
+                let termination = Termination::Undecodable {
+                    by: play.their_color(),
+                    raw: raw.to_string(),
+                    why: error.to_string(),
+                };
+                let verdict = (win(play.our_color()), termination);
+                self.end_ours(play, now, EndReason::NoReason, Some(verdict), out)
+            }
+            phase => {
+                violation(what, Some(raw), true, ViolationAction::Ignored, out);
+                phase
+            }
+        }
+    }
+
+    fn on_connection_end(
+        &mut self,
+        phase: Phase,
+        reason: CloseReason,
+        out: &mut Vec<Output>,
+    ) -> Phase {
+        match phase {
+            Phase::Playing(mut play) => {
+                self.stop_thinking(&mut play, out);
+                let (result, termination) = play
+                    .rules_verdict()
+                    .unwrap_or((GameResult::Unfinished, Termination::ConnectionLost));
+                self.finish_game(&play, result, termination, out);
+                self.close(reason, out)
+            }
+            Phase::Ending { .. } if self.our_stop_code() => {
+                // We asked to stop: the peer closing instead of acknowledging is fine.
+                let reason = self.stop_reason();
+                self.close(reason, out)
+            }
+            _ => self.close(reason, out),
+        }
+    }
+
+    fn on_game_req(&mut self, now: Instant, request: GameReq, out: &mut Vec<Output>) -> Phase {
+        let RoleConfig::Follower(config) = &self.role else {
+            return self.await_request(now);
+        };
+        let number = self.games_started + 1;
+        let start = start_position(&request.start);
+        let refusal = if request.version != ProtocolVersion::V1 {
+            Some((
+                AcceptCode::VersionNotSupported,
+                format!(
+                    "protocol version {:02} is not supported",
+                    request.version.get()
+                ),
+            ))
+        } else if !config.accept_games {
+            Some((AcceptCode::NoGames, "not accepting games".to_owned()))
+        } else if let Err(error) = &start {
+            Some((AcceptCode::GameNotAcceptable, error.to_string()))
+        } else if let Some(Err(why)) = config.filter.as_ref().map(|filter| filter(&request)) {
+            Some((AcceptCode::GameNotAcceptable, why))
+        } else {
+            None
+        };
+        let start = match (start, refusal) {
+            (Ok(start), None) => start,
+            (_, refusal) => {
+                let (code, why) = refusal.unwrap_or((AcceptCode::GameNotAcceptable, String::new()));
+                send(
+                    out,
+                    GameAcc {
+                        follower: self.name,
+                        code,
+                    },
+                );
+                out.push(Output::Event(Event::GameRefused {
+                    number,
+                    by: Side::Us,
+                    code,
+                    why: Some(why),
+                }));
+                return self.await_request(now);
+            }
+        };
+        send(
+            out,
+            GameAcc {
+                follower: self.name,
+                code: AcceptCode::Accepted,
+            },
+        );
+        self.games_started = number;
+        let info = GameInfo {
+            number,
+            role: Role::Follower,
+            our_name: self.name.trimmed().to_owned(),
+            peer_name: request.initiator.trimmed().to_owned(),
+            our_color: color_from_wire(request.follower_color),
+            minutes: request.minutes.get(),
+            move_limit: request.move_limit.limit(),
+            start,
+        };
+        self.begin_game(now, info, out)
+    }
+
+    fn on_game_acc(
+        &mut self,
+        settings: GameSettings,
+        now: Instant,
+        acc: GameAcc,
+        out: &mut Vec<Output>,
+    ) -> Phase {
+        let number = self.games_started + 1;
+        if acc.code != AcceptCode::Accepted {
+            out.push(Output::Event(Event::GameRefused {
+                number,
+                by: Side::Peer,
+                code: acc.code,
+                why: None,
+            }));
+            return match acc.code {
+                AcceptCode::GameNotAcceptable => self.request_next(now, out),
+                code => self.close(CloseReason::Refused(code), out),
+            };
+        }
+        self.games_started = number;
+        let info = GameInfo {
+            number,
+            role: Role::Initiator,
+            our_name: self.name.trimmed().to_owned(),
+            peer_name: acc.follower.trimmed().to_owned(),
+            our_color: settings.our_color,
+            minutes: settings.minutes.min(Minutes::MAX.get()),
+            move_limit: (settings.move_limit > 0).then_some(settings.move_limit.min(999)),
+            start: settings.start.unwrap_or_else(Position::initial),
+        };
+        self.begin_game(now, info, out)
+    }
+
+    fn on_back_req(
+        &mut self,
+        mut play: Box<Play>,
+        now: Instant,
+        request: BackReq,
+        out: &mut Vec<Output>,
+    ) -> Phase {
+        let first = play.game.start().side_to_move();
+        let color = color_from_wire(request.to_move);
+        let ply = back_request_ply(first, request.move_number.get(), color);
+        let in_game = ply <= play.game.ply();
+        let refuse = |code, out: &mut Vec<Output>| {
+            send(out, BackAcc { code });
+            out.push(Output::Event(Event::TakeBackRefused {
+                number: play.info.number,
+                requested_by: Side::Peer,
+                code,
+            }));
+        };
+        match self.policy {
+            TakeBackPolicy::NotSupported => refuse(BackAccCode::NotSupported, out),
+            TakeBackPolicy::Decline => refuse(BackAccCode::Declined, out),
+            TakeBackPolicy::Accept if in_game => {
+                send(
+                    out,
+                    BackAcc {
+                        code: BackAccCode::Accepted,
+                    },
+                );
+                return self.take_back(play, now, ply, Side::Peer, out);
+            }
+            TakeBackPolicy::Ask if in_game && play.peer_backreq.is_none() => {
+                play.peer_backreq = Some((ply, now + self.timeouts.take_back_answer));
+                out.push(Output::Event(Event::TakeBackRequested {
+                    number: play.info.number,
+                    ply,
+                    move_number: request.move_number.get(),
+                    color,
+                }));
+            }
+            TakeBackPolicy::Accept | TakeBackPolicy::Ask => refuse(BackAccCode::Declined, out),
+        }
+        Phase::Playing(play)
+    }
+
+    fn on_back_acc(
+        &mut self,
+        mut play: Box<Play>,
+        now: Instant,
+        answer: BackAcc,
+        out: &mut Vec<Output>,
+    ) -> Phase {
+        let Some((ply, _)) = play.our_backreq.take() else {
+            let what = "BACKACC without a BACKREQ".to_owned();
+            let raw = raw_of(&Message::BackAcc(answer));
+            violation(what, raw, true, ViolationAction::Ignored, out);
+            return Phase::Playing(play);
+        };
+        if answer.code == BackAccCode::Accepted && ply <= play.game.ply() {
+            return self.take_back(play, now, ply, Side::Us, out);
+        }
+        out.push(Output::Event(Event::TakeBackRefused {
+            number: play.info.number,
+            requested_by: Side::Us,
+            code: answer.code,
+        }));
+        self.resume(play, now, out)
+    }
+
+    // ---- our side ------------------------------------------------------------------------
+
+    fn on_move_chosen(
+        &mut self,
+        phase: Phase,
+        now: Instant,
+        ticket: u64,
+        mv: Option<Move>,
+        out: &mut Vec<Output>,
+    ) -> Phase {
+        let Phase::Playing(mut play) = phase else {
+            return phase;
+        };
+        if play.thinking != Some(ticket) {
+            return Phase::Playing(play);
+        }
+        play.thinking = None;
+        match mv {
+            None => self.end_ours(play, now, EndReason::GiveUp, None, out),
+            Some(mv) if !play.game.position().is_legal(&mv) => {
+                let why = format!("it chose the illegal move {mv}");
+                out.push(Output::Event(Event::PlayerError(why.clone())));
+                let termination = Termination::PlayerFailed {
+                    by: play.our_color(),
+                    why,
+                };
+                let verdict = (win(play.their_color()), termination);
+                self.end_ours(play, now, EndReason::GiveUp, Some(verdict), out)
+            }
+            Some(mv) => {
+                let spent = play.charge(now, self.timeouts.clock_grace);
+                send(out, move_to_wire(&mv, spent));
+                self.played(&mut play, mv, spent, Side::Us, out);
+                self.start_turn(play, now, out)
+            }
+        }
+    }
+
+    fn on_command(
+        &mut self,
+        phase: Phase,
+        now: Instant,
+        command: Command,
+        out: &mut Vec<Output>,
+    ) -> Phase {
+        let reject = |why: &str, out: &mut Vec<Output>| {
+            out.push(Output::Event(Event::CommandRejected {
+                command: command.to_string(),
+                why: why.to_owned(),
+            }));
+        };
+        match (&command, phase) {
+            (Command::Chat(text), phase) => {
+                let chats = chat_messages(text);
+                if chats.is_empty() {
+                    reject("nothing to send", out);
+                }
+                for chat in chats {
+                    out.push(Output::Event(Event::ChatSent(chat.text().to_owned())));
+                    send(out, chat);
+                }
+                phase
+            }
+            (Command::EndGame(reason), Phase::Playing(mut play)) => {
+                if play.our_turn() {
+                    self.end_ours(play, now, *reason, None, out)
+                } else {
+                    play.pending_end = Some(*reason);
+                    out.push(Output::Event(Event::EndPending {
+                        reason: *reason,
+                        stop: self.our_stop_code(),
+                    }));
+                    Phase::Playing(play)
+                }
+            }
+            (Command::EndGame(_), phase) => {
+                reject("no game is running", out);
+                phase
+            }
+            (Command::Stop, phase) => {
+                self.want_stop = true;
+                match phase {
+                    Phase::Playing(play) if play.our_turn() => {
+                        let reason = play.pending_end.unwrap_or(EndReason::NoReason);
+                        self.end_ours(play, now, reason, None, out)
+                    }
+                    phase @ (Phase::Playing(_) | Phase::AwaitingAcc { .. }) => {
+                        out.push(Output::Event(Event::EndPending {
+                            reason: EndReason::NoReason,
+                            stop: true,
+                        }));
+                        phase
+                    }
+                    // Our GAMEEND is out; the session closes after its acknowledgement.
+                    phase @ Phase::Ending { .. } => phase,
+                    _ => self.close(CloseReason::StopRequested, out),
+                }
+            }
+            (Command::TakeBack { ply }, Phase::Playing(mut play)) => {
+                let first = play.game.start().side_to_move();
+                let fields = back_request_for_ply(first, *ply);
+                match fields {
+                    _ if play.our_backreq.is_some() => reject("a take-back is already asked", out),
+                    _ if *ply > play.game.ply() => reject("that position is not in the game", out),
+                    None => reject("that move number does not fit in a BACKREQ", out),
+                    Some((move_number, to_move)) => {
+                        send(
+                            out,
+                            BackReq {
+                                move_number,
+                                to_move,
+                            },
+                        );
+                        play.our_backreq = Some((*ply, now + self.timeouts.reply));
+                        // Our moves wait for the answer.
+                        self.stop_thinking(&mut play, out);
+                    }
+                }
+                Phase::Playing(play)
+            }
+            (Command::AnswerTakeBack(accept), Phase::Playing(mut play)) => {
+                let Some((ply, _)) = play.peer_backreq.take() else {
+                    reject("no take-back was asked", out);
+                    return Phase::Playing(play);
+                };
+                if *accept && ply <= play.game.ply() {
+                    send(
+                        out,
+                        BackAcc {
+                            code: BackAccCode::Accepted,
+                        },
+                    );
+                    return self.take_back(play, now, ply, Side::Peer, out);
+                }
+                send(
+                    out,
+                    BackAcc {
+                        code: BackAccCode::Declined,
+                    },
+                );
+                out.push(Output::Event(Event::TakeBackRefused {
+                    number: play.info.number,
+                    requested_by: Side::Peer,
+                    code: BackAccCode::Declined,
+                }));
+                Phase::Playing(play)
+            }
+            (Command::TakeBack { .. } | Command::AnswerTakeBack(_), phase) => {
+                reject("no game is running", out);
+                phase
+            }
+            (Command::Abort, phase) => {
+                if let Phase::Playing(mut play) = phase {
+                    self.stop_thinking(&mut play, out);
+                    let (result, termination) = play
+                        .rules_verdict()
+                        .unwrap_or((GameResult::Unfinished, Termination::Aborted));
+                    self.finish_game(&play, result, termination, out);
+                }
+                self.close(CloseReason::Aborted, out)
+            }
+        }
+    }
+
+    fn on_tick(&mut self, phase: Phase, now: Instant, out: &mut Vec<Output>) -> Phase {
+        let reply_secs = self.timeouts.reply.as_secs();
+        match phase {
+            Phase::AwaitingAcc { deadline, .. } if now >= deadline => {
+                let what = format!("no GAMEACC within {reply_secs} s");
+                violation(what, None, true, ViolationAction::Closed, out);
+                self.close(CloseReason::PeerSilent, out)
+            }
+            Phase::AwaitingRequest { deadline } if now >= deadline => {
+                let idle = self.timeouts.idle.as_secs();
+                let what = format!("no GAMEREQ within {idle} s");
+                violation(what, None, true, ViolationAction::Closed, out);
+                self.close(CloseReason::Idle, out)
+            }
+            Phase::Ending { deadline, .. } if now >= deadline => {
+                let what = format!("no GAMEEND acknowledgement within {reply_secs} s");
+                violation(what, None, false, ViolationAction::Ignored, out);
+                let stop = self.our_stop_code();
+                self.after_game(now, stop, out)
+            }
+            Phase::Playing(play) => self.tick_game(play, now, out),
+            phase => phase,
+        }
+    }
+
+    fn tick_game(&mut self, mut play: Box<Play>, now: Instant, out: &mut Vec<Output>) -> Phase {
+        if let Some((_, due)) = play.peer_backreq
+            && now >= due
+        {
+            play.peer_backreq = None;
+            send(
+                out,
+                BackAcc {
+                    code: BackAccCode::Declined,
+                },
+            );
+            out.push(Output::Event(Event::TakeBackRefused {
+                number: play.info.number,
+                requested_by: Side::Peer,
+                code: BackAccCode::Declined,
+            }));
+        }
+        if let Some((_, due)) = play.our_backreq
+            && now >= due
+        {
+            play.our_backreq = None;
+            let what = format!("no BACKACC within {} s", self.timeouts.reply.as_secs());
+            violation(what, None, true, ViolationAction::Ignored, out);
+            return self.resume(play, now, out);
+        }
+        if let Some(due) = play.peer_deadline
+            && now >= due
+            && !play.our_turn()
+        {
+            let waited = now.saturating_duration_since(play.turn_since);
+            play.charge(now, self.timeouts.clock_grace);
+            let their = play.their_color();
+            let termination = if play.info.time_per_player().is_some() {
+                Termination::TimeForfeit { loser: their }
+            } else {
+                Termination::Silent {
+                    by: their,
+                    seconds: waited.as_secs(),
+                }
+            };
+            let what = format!("no move within {} s", waited.as_secs());
+            violation(what, None, true, ViolationAction::Closed, out);
+            send(
+                out,
+                GameEnd {
+                    reason: EndReason::NoReason,
+                    stop: StopCode::Stop,
+                },
+            );
+            self.finish_game(&play, win(play.our_color()), termination, out);
+            return self.close(CloseReason::PeerSilent, out);
+        }
+        Phase::Playing(play)
+    }
+
+    // ---- transitions ---------------------------------------------------------------------
+
+    fn request_next(&mut self, now: Instant, out: &mut Vec<Output>) -> Phase {
+        if self.want_stop {
+            return self.close(CloseReason::StopRequested, out);
+        }
+        let Some(settings) = self.role.games().get(self.next_request).cloned() else {
+            return self.close(CloseReason::SeriesComplete, out);
+        };
+        self.next_request += 1;
+        let request = GameReq {
+            version: ProtocolVersion::V1,
+            initiator: self.name,
+            follower_color: color_to_wire(!settings.our_color),
+            minutes: Minutes::new(settings.minutes).unwrap_or(Minutes::MAX),
+            move_limit: MoveLimit::new(settings.move_limit).unwrap_or(MoveLimit::MAX),
+            start: start_to_wire(settings.start.as_ref()),
+        };
+        send(out, request);
+        out.push(Output::Event(Event::GameRequested {
+            number: self.games_started + 1,
+            settings: settings.clone(),
+        }));
+        Phase::AwaitingAcc {
+            settings,
+            deadline: now + self.timeouts.reply,
+        }
+    }
+
+    fn await_request(&self, now: Instant) -> Phase {
+        Phase::AwaitingRequest {
+            deadline: now + self.timeouts.idle,
+        }
+    }
+
+    fn begin_game(&mut self, now: Instant, info: GameInfo, out: &mut Vec<Output>) -> Phase {
+        out.push(Output::NewGame(info.clone()));
+        out.push(Output::Event(Event::GameStarted(info.clone())));
+        self.start_turn(Box::new(Play::new(info, now)), now, out)
+    }
+
+    /// The side to move changed (or may move again): think, end the game, or wait.
+    fn start_turn(&mut self, mut play: Box<Play>, now: Instant, out: &mut Vec<Output>) -> Phase {
+        if !play.our_turn() {
+            play.peer_deadline = match play.remaining(play.their_color()) {
+                Some(left) => Some(now + left + self.timeouts.clock_grace),
+                None => self.timeouts.peer_move.map(|limit| now + limit),
+            };
+            return Phase::Playing(play);
+        }
+        play.peer_deadline = None;
+        if play.our_backreq.is_some() || play.thinking.is_some() {
+            return Phase::Playing(play);
+        }
+        if let Some(reason) = self.our_end_reason(&play) {
+            return self.end_ours(play, now, reason, None, out);
+        }
+        self.next_ticket += 1;
+        play.thinking = Some(self.next_ticket);
+        out.push(Output::StartThinking(ThinkRequest {
+            ticket: self.next_ticket,
+            game: play.game.clone(),
+            clock: play.clock_state(),
+        }));
+        Phase::Playing(play)
+    }
+
+    /// Goes on after a take-back request was refused or not answered.
+    fn resume(&mut self, play: Box<Play>, now: Instant, out: &mut Vec<Output>) -> Phase {
+        self.start_turn(play, now, out)
+    }
+
+    /// Why we end the game now, on our turn, if we do.
+    fn our_end_reason(&self, play: &Play) -> Option<EndReason> {
+        if !play.game.position().has_legal_move() {
+            Some(EndReason::GiveUp)
+        } else if play.drawn.is_some() {
+            Some(EndReason::Draw)
+        } else if (self.end_on_time && play.flagged == Some(play.their_color()))
+            || (self.end_at_move_limit && play.limit_reached())
+        {
+            Some(EndReason::NoReason)
+        } else if let Some(reason) = play.pending_end {
+            Some(reason)
+        } else if self.want_stop {
+            Some(EndReason::NoReason)
+        } else {
+            None
+        }
+    }
+
+    /// We send the first GAMEEND (on our turn, or because the peer broke the protocol).
+    fn end_ours(
+        &mut self,
+        mut play: Box<Play>,
+        now: Instant,
+        reason: EndReason,
+        verdict: Option<(GameResult, Termination)>,
+        out: &mut Vec<Output>,
+    ) -> Phase {
+        self.stop_thinking(&mut play, out);
+        let stop = self.our_stop_code();
+        send(
+            out,
+            GameEnd {
+                reason,
+                stop: stop_code(stop),
+            },
+        );
+        let (result, termination) =
+            verdict.unwrap_or_else(|| play.verdict(play.our_color(), reason));
+        self.finish_game(&play, result, termination, out);
+        Phase::Ending {
+            play,
+            deadline: now + self.timeouts.reply,
+        }
+    }
+
+    fn take_back(
+        &mut self,
+        mut play: Box<Play>,
+        now: Instant,
+        ply: usize,
+        requested_by: Side,
+        out: &mut Vec<Output>,
+    ) -> Phase {
+        self.stop_thinking(&mut play, out);
+        play.charge(now, self.timeouts.clock_grace);
+        play.game.truncate(ply);
+        play.seconds.truncate(ply);
+        if play.drawn.is_some_and(|(at, _)| at > ply) {
+            play.drawn = None;
+        }
+        out.push(Output::Event(Event::TakeBackDone {
+            number: play.info.number,
+            requested_by,
+            ply,
+            position: *play.game.position(),
+        }));
+        self.start_turn(play, now, out)
+    }
+
+    /// The game is over and the GAMEEND handshake done: next game, or close.
+    fn after_game(&mut self, now: Instant, stop: bool, out: &mut Vec<Output>) -> Phase {
+        if stop {
+            let reason = self.stop_reason();
+            return self.close(reason, out);
+        }
+        match self.role.role() {
+            Role::Initiator => self.request_next(now, out),
+            Role::Follower => self.await_request(now),
+        }
+    }
+
+    fn close(&mut self, reason: CloseReason, out: &mut Vec<Output>) -> Phase {
+        out.push(Output::Close);
+        out.push(Output::Event(Event::Closed(reason.clone())));
+        self.close_reason = Some(reason);
+        Phase::Closed
+    }
+
+    // ---- helpers -------------------------------------------------------------------------
+
+    fn played(&self, play: &mut Play, mv: Move, spent: Duration, by: Side, out: &mut Vec<Output>) {
+        let color = play.game.position().side_to_move();
+        let text = play.game.position().move_text(&mv);
+        play.play(mv, spent);
+        out.push(Output::Event(Event::MovePlayed(MovePlayed {
+            number: play.info.number,
+            ply: play.game.ply(),
+            by,
+            color,
+            mv,
+            text,
+            seconds: play.seconds.last().copied().unwrap_or_default(),
+            position: *play.game.position(),
+        })));
+    }
+
+    fn stop_thinking(&self, play: &mut Play, out: &mut Vec<Output>) {
+        if play.thinking.take().is_some() {
+            out.push(Output::StopThinking);
+        }
+    }
+
+    fn finish_game(
+        &self,
+        play: &Play,
+        result: GameResult,
+        termination: Termination,
+        out: &mut Vec<Output>,
+    ) {
+        let record = play.record(result, termination);
+        out.push(Output::Event(Event::GameOver(Box::new(record))));
+    }
+
+    /// Whether our GAMEEND (or acknowledgement) asks to stop.
+    fn our_stop_code(&self) -> bool {
+        self.want_stop || self.series_complete()
+    }
+
+    fn series_complete(&self) -> bool {
+        match &self.role {
+            RoleConfig::Initiator(config) => self.next_request >= config.games.len(),
+            RoleConfig::Follower(config) => config
+                .max_games
+                .is_some_and(|max| self.games_started >= max),
+        }
+    }
+
+    fn stop_reason(&self) -> CloseReason {
+        if self.want_stop {
+            CloseReason::StopRequested
+        } else if self.series_complete() {
+            CloseReason::SeriesComplete
+        } else {
+            CloseReason::PeerStopped
+        }
+    }
+}
+
+fn stop_code(stop: bool) -> StopCode {
+    if stop {
+        StopCode::Stop
+    } else {
+        StopCode::Continue
+    }
+}
+
+fn send(out: &mut Vec<Output>, message: impl Into<Message>) {
+    out.push(Output::Send(message.into()));
+}
+
+/// The bytes of a received message, for the log (decoding keeps every choice the sender made,
+/// so encoding again gives the bytes received).
+fn raw_of(message: &Message) -> Option<RawBytes> {
+    let mut buf = bytes::BytesMut::from(&message.to_frame()[..]);
+    damx_wire::Framer::new()
+        .next_frame(&mut buf)
+        .ok()
+        .flatten()
+        .map(|frame| frame.raw())
+}
+
+/// Reports a violation, telling the peer by CHAT if `tell`.
+fn violation(
+    what: String,
+    raw: Option<RawBytes>,
+    tell: bool,
+    action: ViolationAction,
+    out: &mut Vec<Output>,
+) {
+    if tell && let Some(chat) = chat_messages(&format!("error: {what}")).into_iter().next() {
+        send(out, chat);
+    }
+    out.push(Output::Event(Event::Violation(Violation {
+        what,
+        raw,
+        told: tell,
+        action,
+    })));
+}
+
+/// `text` as CHAT messages: characters outside printable ASCII become `?`, and the text is
+/// cut into pieces of at most 126 characters.
+pub(crate) fn chat_messages(text: &str) -> Vec<Chat> {
+    let clean: Vec<u8> = text
+        .chars()
+        .map(|c| match c {
+            ' '..='~' => c as u8,
+            '\t' | '\n' | '\r' => b' ',
+            _ => b'?',
+        })
+        .collect();
+    clean
+        .chunks(MAX_CHAT_LEN)
+        .filter_map(|piece| Chat::new(String::from_utf8_lossy(piece).into_owned()).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
