@@ -86,11 +86,17 @@ Exit codes:
 #[derive(Debug, Args)]
 pub(crate) struct GlobalArgs {
     /// Say more on standard error (-v: what is being done, -vv: debugging details)
-    #[arg(short, long, action = ArgAction::Count, global = true)]
+    #[arg(short, long, action = ArgAction::Count, global = true, display_order = 100)]
     verbose: u8,
 
     /// Say less: only errors, no warnings, no progress display
-    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    #[arg(
+        short,
+        long,
+        global = true,
+        conflicts_with = "verbose",
+        display_order = 101
+    )]
     quiet: bool,
 }
 
