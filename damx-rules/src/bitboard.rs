@@ -40,7 +40,7 @@ pub(crate) const fn bit_of_index(i: usize) -> u32 {
 }
 
 /// For each bit 0..64 the square index living there (0 for bits that are not squares).
-pub(crate) const BIT_TO_INDEX: [u8; 64] = {
+pub(crate) static BIT_TO_INDEX: [u8; 64] = {
     let mut table = [0u8; 64];
     let mut i = 0;
     while i < 50 {
@@ -86,7 +86,7 @@ pub(crate) const fn step(bits: u64, dir: usize) -> u64 {
 
 /// `RAYS[dir][bit]`: the squares seen from `bit` in direction `dir` on an empty board (the
 /// start excluded). Bits that are not squares have empty rays.
-pub(crate) const RAYS: [[u64; 64]; 4] = {
+pub(crate) static RAYS: [[u64; 64]; 4] = {
     let mut rays = [[0u64; 64]; 4];
     let mut dir = 0;
     while dir < 4 {

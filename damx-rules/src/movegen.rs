@@ -12,6 +12,14 @@
 //! same capture from every landing square of a run. Distinct paths with the same start, end and
 //! captured set can then only arise when a capture takes at least [`DUPLICATE_MIN`] pieces (the
 //! path must close a loop), so only those are checked against the list for duplicates.
+//!
+//! Two shortcuts keep the common cases cheap. When the side to move has no king and no man's
+//! capture can go on after its first jump ([`ManJumps::all_single`]), the captures are listed, or
+//! counted, straight from shifted boards without a search. And since the occupancy does not
+//! change during a capture, a king's search first works out, per direction, the squares from
+//! which a capture in that direction is possible at all ([`king_launch`]): hopeless directions
+//! cost a bit test, and landing squares with nothing more to take end the capture without being
+//! searched.
 
 use crate::bitboard::{
     ALL_BITS, DOWN_LEFT, DOWN_RIGHT, RAYS, UP_LEFT, UP_RIGHT, ray_until_blocked,
@@ -21,13 +29,27 @@ use crate::moves::{Move, MoveList};
 /// The shortest capture that can be reached along two different paths.
 pub(crate) const DUPLICATE_MIN: u32 = 4;
 
-/// The two directions crossing `dir` (as a bit mask over directions).
-const CROSSING: [u8; 4] = [
-    1 << UP_LEFT | 1 << DOWN_RIGHT,
-    1 << UP_RIGHT | 1 << DOWN_LEFT,
-    1 << UP_LEFT | 1 << DOWN_RIGHT,
-    1 << UP_RIGHT | 1 << DOWN_LEFT,
+/// The direction opposite to each direction.
+const REVERSE: [usize; 4] = [DOWN_LEFT, DOWN_RIGHT, UP_RIGHT, UP_LEFT];
+
+/// The two directions crossing each direction.
+const CROSSING_PAIR: [[usize; 2]; 4] = [
+    [UP_LEFT, DOWN_RIGHT],
+    [UP_RIGHT, DOWN_LEFT],
+    [UP_LEFT, DOWN_RIGHT],
+    [UP_RIGHT, DOWN_LEFT],
 ];
+
+/// The two directions crossing each direction, as a bit mask over directions.
+const CROSSING: [u8; 4] = {
+    let mut masks = [0; 4];
+    let mut dir = 0;
+    while dir < 4 {
+        masks[dir] = 1 << CROSSING_PAIR[dir][0] | 1 << CROSSING_PAIR[dir][1];
+        dir += 1;
+    }
+    masks
+};
 
 /// One step in `dir` without masking (callers intersect with a set of real squares).
 #[inline(always)]
@@ -55,14 +77,86 @@ impl Sides {
     }
 }
 
+/// One-jump man captures, per direction: `launch[dir]` are the squares from which a man would
+/// jump an opponent in direction `dir` onto an empty square, `from[dir]` the men standing there.
+#[derive(Clone, Copy)]
+struct ManJumps {
+    launch: [u64; 4],
+    from: [u64; 4],
+}
+
+impl ManJumps {
+    #[inline(always)]
+    fn new(men: u64, opp: u64, empty: u64) -> ManJumps {
+        let launch = [
+            (opp & empty << 5) << 5,
+            (opp & empty << 6) << 6,
+            (opp & empty >> 5) >> 5,
+            (opp & empty >> 6) >> 6,
+        ];
+        ManJumps {
+            launch,
+            from: launch.map(|squares| squares & men),
+        }
+    }
+
+    /// The men that can capture.
+    #[inline(always)]
+    fn capturers(&self) -> u64 {
+        self.from[0] | self.from[1] | self.from[2] | self.from[3]
+    }
+
+    /// Whether no man capture can go on after its first jump, so that every capture takes
+    /// exactly one piece. A man landing after a jump in direction `dir` could only go on in
+    /// `dir` or the two crossing directions (going back means jumping the piece it has just
+    /// taken, which stays on the board), and none of those can land on its start square, so
+    /// the launch squares of the unchanged board answer the question for all men at once.
+    #[inline(always)]
+    fn all_single(&self) -> bool {
+        let [up_right, up_left, down_left, down_right] = self.launch;
+        let onward = [
+            up_right | up_left | down_right,
+            up_left | up_right | down_left,
+            down_left | up_left | down_right,
+            down_right | up_right | down_left,
+        ];
+        let mut continues = 0;
+        for (dir, onward) in onward.into_iter().enumerate() {
+            continues |= shift(shift(self.from[dir], dir), dir) & onward;
+        }
+        continues == 0
+    }
+
+    /// Lists the one-jump captures (when [`ManJumps::all_single`] holds and no king captures).
+    #[inline(always)]
+    fn push_single(&self, list: &mut MoveList) {
+        for (dir, &from) in self.from.iter().enumerate() {
+            let mut from = from;
+            while from != 0 {
+                let at = from & from.wrapping_neg();
+                from ^= at;
+                let victim = shift(at, dir);
+                let landing = shift(victim, dir);
+                list.push(Move::from_bits(
+                    at.trailing_zeros(),
+                    landing.trailing_zeros(),
+                    victim,
+                ));
+            }
+        }
+    }
+
+    /// The number of one-jump captures.
+    #[inline(always)]
+    fn count_single(&self) -> u32 {
+        self.from.iter().map(|from| from.count_ones()).sum()
+    }
+}
+
 /// The men of `men` that can capture (in any of the four directions).
 #[inline(always)]
 fn man_capturers(men: u64, opp: u64, empty: u64) -> u64 {
-    let mut found = men & (opp & empty << 5) << 5;
-    found |= men & (opp & empty << 6) << 6;
-    found |= men & (opp & empty >> 5) >> 5;
-    found |= men & (opp & empty >> 6) >> 6;
-    found
+    ManJumps::new(men, opp, empty).capturers()
 }
 
 /// Whether one of the kings on `kings` can capture.
@@ -108,6 +202,30 @@ struct Captures<'a> {
     occupied: u64,
     /// Empty squares, the capturing piece's start square included.
     empty: u64,
+    /// For a king's search, see [`king_launch`].
+    launch: [u64; 4],
+}
+
+/// `launch[dir]`: the empty squares from which a king going in `dir` meets an opponent piece
+/// with an empty square right behind it. Captured pieces stay on the board until the capture
+/// ends, so the occupancy, and with it this set, holds for a whole capture search. The search
+/// only needs a superset: a square outside it cannot start a capture in that direction, a square
+/// inside it is checked (it may promise a piece already taken).
+#[inline(always)]
+fn king_launch(opp: u64, empty: u64) -> [u64; 4] {
+    let mut launch = [0; 4];
+    for (dir, launch) in launch.iter_mut().enumerate() {
+        let back = REVERSE[dir];
+        let victims = opp & shift(empty, back);
+        let mut reach = shift(victims, back) & empty;
+        let mut frontier = reach;
+        while frontier != 0 {
+            frontier = shift(frontier, back) & empty;
+            reach |= frontier;
+        }
+        *launch = reach;
+    }
+    launch
 }
 
 impl Captures<'_> {
@@ -150,7 +268,7 @@ impl Captures<'_> {
         let available = self.opp & !captured;
         let mut found = false;
         for dir in 0..4 {
-            if dirs & 1 << dir == 0 {
+            if dirs & 1 << dir == 0 || self.launch[dir] >> at & 1 == 0 {
                 continue;
             }
             let (_, victim) = ray_until_blocked(RAYS[dir][at as usize], self.occupied, dir);
@@ -169,12 +287,23 @@ impl Captures<'_> {
             } else {
                 63 - landings.leading_zeros()
             };
-            self.king(nearest, captured, count + 1, CROSSING[dir] | 1 << dir);
-            let mut others = landings & !(1 << nearest);
-            while others != 0 {
-                let landing = others.trailing_zeros();
-                others &= others - 1;
-                self.king(landing, captured, count + 1, CROSSING[dir]);
+            let [across, across_back] = CROSSING_PAIR[dir];
+            let mut onward = landings & (self.launch[across] | self.launch[across_back]);
+            if self.launch[dir] >> nearest & 1 != 0 {
+                onward |= 1 << nearest;
+            }
+            // Landing squares from which nothing more can be taken end the capture here.
+            let mut ends = landings & !onward;
+            while ends != 0 {
+                let landing = ends.trailing_zeros();
+                ends &= ends - 1;
+                self.record(landing, captured, count + 1);
+            }
+            while onward != 0 {
+                let landing = onward.trailing_zeros();
+                onward &= onward - 1;
+                let straight = if landing == nearest { 1 << dir } else { 0 };
+                self.king(landing, captured, count + 1, CROSSING[dir] | straight);
             }
         }
         if !found && count > 0 {
@@ -195,6 +324,7 @@ fn generate_captures(sides: Sides, man_capturers: u64, list: &mut MoveList) {
         opp: sides.opp,
         occupied,
         empty: ALL_BITS & !occupied,
+        launch: [0; 4],
     };
     let mut men = man_capturers;
     while men != 0 {
@@ -206,6 +336,12 @@ fn generate_captures(sides: Sides, man_capturers: u64, list: &mut MoveList) {
         search.man(at, 0, 0);
     }
     let mut kings = sides.own & sides.kings;
+    if kings != 0 {
+        // Computed once for all kings with every king's square counted as empty: a superset of
+        // each king's own launch squares (where only its own start square is empty), which is
+        // all the search needs.
+        search.launch = king_launch(sides.opp, ALL_BITS & !(occupied ^ kings));
+    }
     while kings != 0 {
         let at = kings.trailing_zeros();
         kings &= kings - 1;
@@ -224,9 +360,14 @@ pub(crate) fn generate<const WHITE: bool>(sides: Sides, list: &mut MoveList) {
     let empty = ALL_BITS & !occupied;
     let men = sides.own & !sides.kings;
     let kings = sides.own & sides.kings;
-    let capturing_men = man_capturers(men, sides.opp, empty);
+    let jumps = ManJumps::new(men, sides.opp, empty);
+    let capturing_men = jumps.capturers();
     if capturing_men != 0 || king_can_capture(kings, sides.opp, occupied, empty) {
-        generate_captures(sides, capturing_men, list);
+        if kings == 0 && jumps.all_single() {
+            jumps.push_single(list);
+        } else {
+            generate_captures(sides, capturing_men, list);
+        }
         return;
     }
     let (left, right, back_left, back_right) = if WHITE {
@@ -265,8 +406,12 @@ pub(crate) fn count<const WHITE: bool>(sides: Sides, scratch: &mut MoveList) -> 
     let empty = ALL_BITS & !occupied;
     let men = sides.own & !sides.kings;
     let kings = sides.own & sides.kings;
-    let capturing_men = man_capturers(men, sides.opp, empty);
+    let jumps = ManJumps::new(men, sides.opp, empty);
+    let capturing_men = jumps.capturers();
     if capturing_men != 0 || king_can_capture(kings, sides.opp, occupied, empty) {
+        if kings == 0 && jumps.all_single() {
+            return u64::from(jumps.count_single());
+        }
         scratch.clear();
         generate_captures(sides, capturing_men, scratch);
         return scratch.len() as u64;

@@ -19,9 +19,10 @@ use crate::square::Square;
 /// position.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Move {
-    // Layout bits (see `bitboard`), so that playing a move needs no table lookup.
-    from: u8,
-    to: u8,
+    /// The layout bits (see `bitboard`) of the start square (high byte) and destination (low
+    /// byte), so that playing a move needs no table lookup. One field rather than two keeps a
+    /// `Move` a pair of registers.
+    ends: u16,
     captured: Bitboard,
 }
 
@@ -30,8 +31,7 @@ impl Move {
     /// Nothing is checked here; see [`Position::is_legal`](crate::Position::is_legal).
     pub const fn new(from: Square, to: Square, captured: Bitboard) -> Move {
         Move {
-            from: from.bit() as u8,
-            to: to.bit() as u8,
+            ends: (from.bit() as u16) << 8 | to.bit() as u16,
             captured,
         }
     }
@@ -40,20 +40,19 @@ impl Move {
     #[inline(always)]
     pub(crate) const fn from_bits(from: u32, to: u32, captured: u64) -> Move {
         Move {
-            from: from as u8,
-            to: to as u8,
+            ends: (from as u16) << 8 | (to as u16 & 0xff),
             captured: Bitboard::from_bits(captured),
         }
     }
 
     /// The start square.
     pub const fn from(&self) -> Square {
-        Square::from_bit(self.from as u32)
+        Square::from_bit(self.start_bit())
     }
 
     /// The destination square.
     pub const fn to(&self) -> Square {
-        Square::from_bit(self.to as u32)
+        Square::from_bit(self.end_bit())
     }
 
     /// The squares of the captured pieces (empty for a quiet move).
@@ -74,13 +73,13 @@ impl Move {
     /// The layout bit of the start square.
     #[inline(always)]
     pub(crate) const fn start_bit(&self) -> u32 {
-        self.from as u32
+        (self.ends >> 8) as u32 & 63
     }
 
     /// The layout bit of the destination square.
     #[inline(always)]
     pub(crate) const fn end_bit(&self) -> u32 {
-        self.to as u32
+        self.ends as u32 & 63
     }
 }
 
@@ -101,57 +100,79 @@ impl fmt::Debug for Move {
     }
 }
 
-/// A list of moves on the stack, without heap allocation.
+/// A list of moves, kept on the stack.
 ///
-/// It holds up to [`MoveList::CAPACITY`] moves. No position with at most 20 pieces a side is
-/// known to come near that (the most mobile known positions have fewer than 100 moves); should
-/// a constructed position ever exceed it, the moves past the capacity are dropped rather than
-/// panicking.
+/// Up to [`MoveList::INLINE`] moves live inline, which covers every position of real games
+/// (the most mobile positions found have about 130 quiet moves). Constructed positions with
+/// many kings can have more legal captures than that (hundreds of distinct king captures are
+/// possible); the list then moves its contents to the heap, so it never drops a move.
 ///
-/// A fresh list costs a few kilobytes of zeroing; code that generates moves millions of times
-/// can keep lists and refill them with
+/// A fresh list costs a couple of kilobytes of zeroing; code that generates moves millions of
+/// times can keep lists and refill them with
 /// [`Position::legal_moves_into`](crate::Position::legal_moves_into).
 #[derive(Clone)]
 pub struct MoveList {
-    moves: [Move; MoveList::CAPACITY],
+    inline: [Move; MoveList::INLINE],
+    /// The number of moves. Up to `INLINE` they are in `inline`, beyond it all are in `spilled`.
     len: usize,
+    /// Heap storage for a list longer than `INLINE` (stale while the list is shorter).
+    spilled: Vec<Move>,
 }
 
 impl MoveList {
-    /// The most moves a list holds.
-    pub const CAPACITY: usize = 256;
+    /// The number of moves held without heap allocation.
+    pub const INLINE: usize = 128;
 
     /// An empty list.
     pub const fn new() -> MoveList {
         const NULL: Move = Move::from_bits(0, 0, 0);
         MoveList {
-            moves: [NULL; MoveList::CAPACITY],
+            inline: [NULL; MoveList::INLINE],
             len: 0,
+            spilled: Vec::new(),
         }
     }
 
-    /// Appends a move; returns `false` (and drops the move) when the list is full.
+    /// Appends a move.
     #[inline(always)]
-    pub fn push(&mut self, mv: Move) -> bool {
-        if let Some(slot) = self.moves.get_mut(self.len) {
+    pub fn push(&mut self, mv: Move) {
+        if let Some(slot) = self.inline.get_mut(self.len) {
             *slot = mv;
-            self.len += 1;
-            true
         } else {
-            false
+            self.spill(mv);
         }
+        self.len += 1;
     }
 
-    /// Removes all moves.
+    #[cold]
+    #[inline(never)]
+    fn spill(&mut self, mv: Move) {
+        if self.len == MoveList::INLINE {
+            self.spilled.clear();
+            self.spilled.extend_from_slice(&self.inline);
+        }
+        self.spilled.push(mv);
+    }
+
+    /// Removes all moves (keeping any heap capacity for the next fill).
     #[inline(always)]
     pub fn clear(&mut self) {
         self.len = 0;
     }
 
     /// Shortens the list to `len` moves (no effect if it is shorter).
-    #[inline(always)]
     pub fn truncate(&mut self, len: usize) {
-        self.len = self.len.min(len);
+        if len >= self.len {
+            return;
+        }
+        if self.len > MoveList::INLINE {
+            if len <= MoveList::INLINE {
+                self.inline[..len].copy_from_slice(&self.spilled[..len]);
+            } else {
+                self.spilled.truncate(len);
+            }
+        }
+        self.len = len;
     }
 
     /// Removes the move at `index` by moving the last move into its place.
@@ -159,9 +180,10 @@ impl MoveList {
         if index >= self.len {
             return None;
         }
-        let mv = self.moves[index];
-        self.len -= 1;
-        self.moves[index] = self.moves[self.len];
+        let mv = self[index];
+        let last = self.len - 1;
+        self.swap(index, last);
+        self.truncate(last);
         Some(mv)
     }
 }
@@ -177,14 +199,20 @@ impl Deref for MoveList {
 
     #[inline(always)]
     fn deref(&self) -> &[Move] {
-        &self.moves[..self.len]
+        match self.inline.get(..self.len) {
+            Some(moves) => moves,
+            None => &self.spilled,
+        }
     }
 }
 
 impl DerefMut for MoveList {
     #[inline(always)]
     fn deref_mut(&mut self) -> &mut [Move] {
-        &mut self.moves[..self.len]
+        match self.inline.get_mut(..self.len) {
+            Some(moves) => moves,
+            None => &mut self.spilled,
+        }
     }
 }
 
@@ -226,9 +254,7 @@ impl IntoIterator for MoveList {
 impl Extend<Move> for MoveList {
     fn extend<I: IntoIterator<Item = Move>>(&mut self, iter: I) {
         for mv in iter {
-            if !self.push(mv) {
-                break;
-            }
+            self.push(mv);
         }
     }
 }
@@ -287,17 +313,27 @@ mod tests {
         assert_eq!(format!("{capture:?}"), "28x19 {23}");
     }
 
-    /// A full list refuses more moves instead of panicking.
+    /// Past the inline capacity the list spills to the heap and keeps every move, in order;
+    /// truncating back below the capacity returns to the inline storage.
     #[test]
-    fn list_capacity_is_respected() {
-        let mv = Move::new(sq(1), sq(6), Bitboard::EMPTY);
-        let mut list = MoveList::new();
-        for _ in 0..MoveList::CAPACITY {
-            assert!(list.push(mv));
-        }
-        assert!(!list.push(mv));
-        assert_eq!(list.len(), MoveList::CAPACITY);
-        assert_eq!(list.swap_remove(0), Some(mv));
-        assert_eq!(list.into_iter().count(), MoveList::CAPACITY - 1);
+    fn list_spills_instead_of_dropping() {
+        let moves: Vec<Move> = (1..=50u8)
+            .cycle()
+            .take(MoveList::INLINE + 50)
+            .map(|n| Move::new(sq(n), sq(n), Bitboard::EMPTY))
+            .collect();
+        let mut list: MoveList = moves.iter().copied().collect();
+        assert_eq!(list.len(), MoveList::INLINE + 50);
+        assert_eq!(&list[..], &moves[..]);
+        assert_eq!(list.swap_remove(0), Some(moves[0]));
+        assert_eq!(list[0], moves[MoveList::INLINE + 49]);
+        list.truncate(10);
+        assert_eq!(list.len(), 10);
+        assert_eq!(list[1..], moves[1..10]);
+        list.push(moves[3]);
+        assert_eq!(list.len(), 11);
+        list.clear();
+        assert!(list.is_empty());
+        assert_eq!(list.clone().into_iter().count(), 0);
     }
 }

@@ -15,7 +15,7 @@ const fn splitmix64(state: u64) -> (u64, u64) {
 }
 
 /// `PIECE_KEYS[color * 2 + piece][bit]`, zero on bits that are not squares.
-pub(crate) const PIECE_KEYS: [[u64; 64]; 4] = {
+pub(crate) static PIECE_KEYS: [[u64; 64]; 4] = {
     let mut keys = [[0u64; 64]; 4];
     let mut state = SEED;
     let mut kind = 0;

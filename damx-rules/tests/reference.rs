@@ -268,6 +268,56 @@ fn agrees_on_many_random_games() {
     }
 }
 
+/// Constructed positions with more legal captures than a move list holds inline (found by
+/// searching for the most captures): every one of them is listed, the same as the reference.
+#[test]
+fn agrees_on_positions_with_hundreds_of_captures() {
+    for (fen, expected) in [
+        (
+            "W:WK1,K2,K6,K15,K25,K35,K45,K50:BK4,K9,K10,13,16,18,K20,21,22,K27,K30,31,32,K38,K40,K43,44,K49",
+            385,
+        ),
+        (
+            "W:WK1,K2,K4,K6,K15,16,K25,K35,K45,49,K50:BK3,9,K13,14,K18,20,K21,K22,27,30,31,K32,K38,40,K43,K44",
+            345,
+        ),
+        (
+            "W:WK1,K2,K3,K4,K5,K6,K15,K16,K25,K26,K35,K36,K45,K46,K47,K48,K49,K50:B",
+            128,
+        ),
+    ] {
+        let position = Position::from_fen(fen).unwrap();
+        let list = position.legal_moves();
+        assert_eq!(list.len(), expected, "{fen}");
+        assert_eq!(position.legal_move_count(), expected, "{fen}");
+        let actual: BTreeSet<RefMove> = list.iter().map(as_reference).collect();
+        assert_eq!(actual.len(), expected, "duplicates in {fen}");
+        assert_eq!(
+            actual,
+            reference_moves(&position.setup().squares, Color::White),
+            "{fen}"
+        );
+    }
+}
+
+/// The benchmark positions (benches/positions.txt) have the move counts the movegen benchmark
+/// checks, and the same moves as the reference.
+#[test]
+fn agrees_on_the_benchmark_positions() {
+    let positions =
+        damx_rules::pdn::parse_fen_list(include_str!("../benches/positions.txt")).unwrap();
+    assert_eq!(positions.len(), 200);
+    let mut counts = [0, 0];
+    for (i, position) in positions.iter().enumerate() {
+        let list = position.legal_moves();
+        let actual: BTreeSet<RefMove> = list.iter().map(as_reference).collect();
+        let expected = reference_moves(&position.setup().squares, position.side_to_move());
+        assert_eq!(actual, expected, "{position}");
+        counts[i / 100] += list.len();
+    }
+    assert_eq!(counts, [852, 571]);
+}
+
 /// The generator's bitboards and the reference's squares describe the same captured sets.
 #[test]
 fn reference_agrees_on_a_rules_md_position() {
