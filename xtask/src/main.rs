@@ -5,6 +5,7 @@
 
 mod conformance;
 mod fuzz_wire;
+mod perft;
 
 use std::process::ExitCode;
 
@@ -32,6 +33,12 @@ const TASKS: &[Task] = &[
         args: "[CASES]",
         about: fuzz_wire::ABOUT,
         run: fuzz_wire::run,
+    },
+    Task {
+        name: "perft",
+        args: perft::ARGS,
+        about: perft::ABOUT,
+        run: perft::run,
     },
 ];
 
