@@ -22,6 +22,10 @@
 //! only when the ends are ambiguous), lines of at most 80 characters, the result token and a
 //! blank line.
 //!
+//! pydraughts 0.6.7 replays such files move for move, with two limits of its reader that no
+//! form of the file avoids: in a game whose `FEN` has Black to move it reads the first move
+//! twice, and it stops reading the file after a game without moves.
+//!
 //! Reading ([`parse_games`]) takes any number of games and tolerates `{comments}`, `;` comments
 //! to the end of the line, `(variations)` (skipped, nested or not), NAGs (`$3`), `!`/`?`
 //! annotations, `%` escape lines, move numbers (`12.`, `12...`, `12. ...`, glued to the move or
