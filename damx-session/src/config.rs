@@ -237,7 +237,10 @@ pub struct SessionConfig {
     /// it, is past its time by more than the grace.
     pub end_on_time: bool,
     /// The least time between two frames we send (pydraughts and DXC100 lose the second of
-    /// two frames that arrive together; this also spaces a GAMEACC and our first MOVE).
+    /// two frames that arrive together; this also spaces a GAMEACC and our first MOVE). Used
+    /// by the connections that [`connect`](crate::connect), [`accept`](crate::accept) and
+    /// [`run`](crate::run) make; a [`Connection`](crate::Connection) built by hand takes its own
+    /// [`ConnectionOptions`](crate::ConnectionOptions).
     pub frame_gap: Duration,
     /// Records and transcript.
     pub records: RecordOptions,

@@ -8,9 +8,8 @@
 //! next `choose_move` simply gets the shorter game.
 //!
 //! Here: [`FirstLegalPlayer`] and [`RandomPlayer`] (seeded) for tests and demonstrations,
-//! [`ScriptedPlayer`] (a list of moves, or a closure) for scripted conversations. The engine's
-//! player is [`EnginePlayer`](crate::EnginePlayer); a person at a terminal is a player that the
-//! command-line program builds on the same trait.
+//! [`ScriptedPlayer`] (a list of moves, or a closure) for scripted conversations. A person at a
+//! terminal is a player that the command-line program builds on the same trait.
 
 use std::fmt;
 use std::sync::Arc;

@@ -1,10 +1,28 @@
-//! Finished games: [`GameRecord`], its result and why it ended.
+//! Finished games: [`GameRecord`], its result and why it ended, and its PDN form.
+//!
+//! A record becomes a PDN game ([`GameRecord::to_pdn`], written by `damx_rules::pdn`) with the
+//! tags `Event`, `Date`, `White`, `Black` (the DXP names), `Result`, `GameType "20"`, `FEN`
+//! for a set-up start, then `Site` (the peer's address), `Round` (the game's number in the
+//! session), `TimeControl` (`moves/seconds` for the DXP move limit and thinking time,
+//! `seconds` without a move limit, `-` without a clock) and `Termination` (why it ended,
+//! in words: "black has no legal move", "draw: threefold repetition", "white sent an illegal
+//! move: M0000332700 (...)", "connection lost").
+//!
+//! The driver saves each record as soon as the game ends (before the GAMEEND handshake is
+//! over, so that nothing is lost if the peer disappears): one file per game in a directory,
+//! or appended to one file ([`PdnTarget`]).
 
 use std::fmt;
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
 
+use damx_rules::pdn::PdnGame;
 use damx_rules::{Color, DrawReason, GameResult, Move, Outcome, Position, WinReason};
 
-use crate::config::Role;
+use crate::config::{PdnTarget, Role};
 
 /// The win of `color`.
 pub(crate) const fn win(color: Color) -> GameResult {
@@ -172,4 +190,237 @@ pub struct GameRecord {
     pub site: Option<String>,
     /// When it was played (`YYYY.MM.DD`, UTC), filled in by the driver.
     pub date: Option<String>,
+}
+
+impl GameRecord {
+    /// The game as PDN, with the tags listed in the module documentation.
+    pub fn to_pdn(&self, event: &str) -> PdnGame {
+        let mut pdn = PdnGame::new(self.start, self.moves.clone(), self.result);
+        pdn.set_tag("Event", event);
+        if let Some(date) = &self.date {
+            pdn.set_tag("Date", date);
+        }
+        pdn.set_tag("White", &self.white);
+        pdn.set_tag("Black", &self.black);
+        if let Some(site) = &self.site {
+            pdn.set_tag("Site", site);
+        }
+        pdn.set_tag("Round", &self.number.to_string());
+        pdn.set_tag("TimeControl", &self.time_control());
+        pdn.set_tag("Termination", &self.termination.to_string());
+        pdn
+    }
+
+    /// The PDN `TimeControl` value: `65/3600`, `300`, or `-` without a clock.
+    pub fn time_control(&self) -> String {
+        let seconds = u32::from(self.minutes) * 60;
+        match (self.minutes, self.move_limit) {
+            (0, _) => "-".to_owned(),
+            (_, Some(moves)) => format!("{moves}/{seconds}"),
+            (_, None) => seconds.to_string(),
+        }
+    }
+}
+
+/// Serialises appends to one PDN file from several sessions of a process.
+static APPEND: Mutex<()> = Mutex::new(());
+
+/// Writes `record` as PDN to `target`; returns the file written.
+pub(crate) fn save(
+    record: &GameRecord,
+    target: &PdnTarget,
+    event: &str,
+    now: SystemTime,
+) -> io::Result<PathBuf> {
+    let text = record.to_pdn(event).to_string();
+    match target {
+        PdnTarget::File(path) => {
+            let _guard = APPEND
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                fs::create_dir_all(parent)?;
+            }
+            let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+            file.write_all(text.as_bytes())?;
+            Ok(path.clone())
+        }
+        PdnTarget::Directory(dir) => {
+            fs::create_dir_all(dir)?;
+            let (y, mo, d, h, mi, s) = civil_time(now);
+            let stem = format!(
+                "{y:04}{mo:02}{d:02}-{h:02}{mi:02}{s:02}-{:03}-{}-{}",
+                record.number,
+                file_part(&record.white),
+                file_part(&record.black)
+            );
+            write_new(dir, &stem, text.as_bytes())
+        }
+    }
+}
+
+/// Creates `dir/stem.pdn`, or `stem-2.pdn`, ... if it exists.
+fn write_new(dir: &Path, stem: &str, bytes: &[u8]) -> io::Result<PathBuf> {
+    for attempt in 1..=100 {
+        let name = if attempt == 1 {
+            format!("{stem}.pdn")
+        } else {
+            format!("{stem}-{attempt}.pdn")
+        };
+        let path = dir.join(name);
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(mut file) => {
+                file.write_all(bytes)?;
+                return Ok(path);
+            }
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(error) => return Err(error),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!("{stem}.pdn and 99 variants exist"),
+    ))
+}
+
+/// A name as part of a file name: letters, digits, `-` and `_` kept, the rest `_`, at most 24.
+fn file_part(name: &str) -> String {
+    let part: String = name
+        .trim()
+        .chars()
+        .take(24)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if part.is_empty() {
+        "_".to_owned()
+    } else {
+        part
+    }
+}
+
+/// The PDN date (`YYYY.MM.DD`, UTC) of `now`.
+pub(crate) fn pdn_date(now: SystemTime) -> String {
+    let (y, m, d, ..) = civil_time(now);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// UTC year, month, day, hour, minute, second of `now`.
+fn civil_time(now: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
+    let secs = now
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400) as u32);
+    // Days to a civil date (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day, rest / 3600, rest / 60 % 60, rest % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn record() -> GameRecord {
+        let start = Position::initial();
+        let first = start.legal_moves()[0];
+        GameRecord {
+            number: 3,
+            role: Role::Follower,
+            white: "damx".into(),
+            black: "DXP Client".into(),
+            our_color: Color::White,
+            minutes: 60,
+            move_limit: Some(65),
+            start,
+            moves: vec![first],
+            seconds: vec![1],
+            result: GameResult::Unfinished,
+            termination: Termination::ConnectionLost,
+            site: Some("127.0.0.1:5000".into()),
+            date: Some("2026.11.21".into()),
+        }
+    }
+
+    /// The PDN carries every tag, and the rules' reader gives the same game back.
+    #[test]
+    fn pdn_tags_and_round_trip() {
+        let record = record();
+        let text = record.to_pdn("DXP game").to_string();
+        for tag in [
+            "[Event \"DXP game\"]",
+            "[Date \"2026.11.21\"]",
+            "[White \"damx\"]",
+            "[Black \"DXP Client\"]",
+            "[Result \"*\"]",
+            "[GameType \"20\"]",
+            "[Site \"127.0.0.1:5000\"]",
+            "[Round \"3\"]",
+            "[TimeControl \"65/3600\"]",
+            "[Termination \"connection lost\"]",
+        ] {
+            assert!(text.contains(tag), "{tag} in\n{text}");
+        }
+        let games = damx_rules::pdn::parse_games(&text).unwrap();
+        assert_eq!(games[0].moves, record.moves);
+        assert_eq!(games[0].result, GameResult::Unfinished);
+    }
+
+    /// Time controls for every combination.
+    #[test]
+    fn time_controls() {
+        let mut record = record();
+        assert_eq!(record.time_control(), "65/3600");
+        record.move_limit = None;
+        assert_eq!(record.time_control(), "3600");
+        record.minutes = 0;
+        assert_eq!(record.time_control(), "-");
+    }
+
+    /// Dates of known days, including a leap day.
+    #[test]
+    fn civil_dates() {
+        let at = |secs| UNIX_EPOCH + Duration::from_secs(secs);
+        assert_eq!(pdn_date(at(0)), "1970.01.01");
+        assert_eq!(pdn_date(at(951_782_400)), "2000.02.29");
+        assert_eq!(civil_time(at(1_700_000_000)), (2023, 11, 14, 22, 13, 20));
+    }
+
+    /// Saving to a directory makes one file per game, never overwriting; saving to a file
+    /// appends.
+    #[test]
+    fn saving() {
+        let dir = std::env::temp_dir().join(format!("damx-record-test-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let record = record();
+        let now = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let target = PdnTarget::Directory(dir.clone());
+        let first = save(&record, &target, "e", now).unwrap();
+        let second = save(&record, &target, "e", now).unwrap();
+        assert_ne!(first, second);
+        assert_eq!(
+            first.file_name().unwrap().to_str().unwrap(),
+            "20231114-221320-003-damx-DXP_Client.pdn"
+        );
+        let file = dir.join("all.pdn");
+        save(&record, &PdnTarget::File(file.clone()), "e", now).unwrap();
+        save(&record, &PdnTarget::File(file.clone()), "e", now).unwrap();
+        let text = fs::read_to_string(&file).unwrap();
+        assert_eq!(damx_rules::pdn::parse_games(&text).unwrap().len(), 2);
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -1,0 +1,685 @@
+//! Running a session: the [`Machine`] over a [`Connection`], with the player on a worker thread.
+//!
+//! [`run_session`] is one `crossbeam_channel::select!` loop over the peer's frames, the
+//! player's answers, the user's commands and the machine's next deadline. The player thinks on
+//! its own thread, so a CHAT, BACKREQ or GAMEEND from the peer is handled at once while it
+//! thinks (a BACKREQ or GAMEEND stops the thinking through its [`StopSignal`]). A player that
+//! panics is reported and gives up the game; the session goes on.
+//!
+//! [`connect`], [`accept`] and [`run`] set up the connection for either socket direction,
+//! IPv4 or IPv6; [`play_loopback`] runs two sessions against each other over TCP on the
+//! loopback interface in one process.
+
+use std::io;
+use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::thread;
+use std::time::{Duration, Instant, SystemTime};
+
+use crossbeam_channel::{Receiver, Sender, at, never, select, unbounded};
+use damx_rules::Move;
+use damx_wire::Name;
+
+use crate::config::{RecordOptions, SessionConfig};
+use crate::connection::{Connection, ConnectionOptions, Transcript};
+use crate::event::{CloseReason, Command, Direction, Event};
+use crate::machine::{Incoming, Input, Machine, Output, ThinkRequest};
+use crate::player::{GameInfo, Player, StopSignal};
+use crate::record::{GameRecord, pdn_date, save};
+
+/// How long the end of a session waits for the last frames to go out and for the peer to
+/// close its end.
+const LINGER: Duration = Duration::from_secs(2);
+
+/// How often a listening socket checks the control channel while it waits for a connection.
+const ACCEPT_POLL: Duration = Duration::from_millis(50);
+
+/// What a session did, when it is over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionReport {
+    /// The peer's address.
+    pub peer: Option<SocketAddr>,
+    /// Every game played (finished or broken off), in order.
+    pub games: Vec<GameRecord>,
+    /// The PDN files written.
+    pub saved: Vec<PathBuf>,
+    /// How many protocol violations were reported.
+    pub violations: usize,
+    /// Why the session ended.
+    pub close_reason: CloseReason,
+}
+
+/// What can keep a session from starting.
+#[derive(Debug)]
+pub enum SessionError {
+    /// Connecting to the peer failed.
+    Connect {
+        /// The address tried.
+        address: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// Listening or accepting failed.
+    Listen {
+        /// The address.
+        address: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// The transcript file could not be opened.
+    Transcript {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The connection could not be set up.
+    Connection(io::Error),
+}
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionError::Connect { address, .. } => write!(f, "cannot connect to {address}"),
+            SessionError::Listen { address, .. } => write!(f, "cannot listen on {address}"),
+            SessionError::Transcript { path, .. } => {
+                write!(f, "cannot open the transcript {}", path.display())
+            }
+            SessionError::Connection(_) => f.write_str("cannot set up the connection"),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SessionError::Connect { source, .. }
+            | SessionError::Listen { source, .. }
+            | SessionError::Transcript { source, .. }
+            | SessionError::Connection(source) => Some(source),
+        }
+    }
+}
+
+/// The sending half of a session's control channel, with a method per [`Command`]. Each
+/// returns `false` when the session is over. Cloning gives another handle to the same session.
+#[derive(Clone, Debug)]
+pub struct Control(Sender<Command>);
+
+impl Control {
+    /// A handle and the receiver to give to [`run_session`] (or [`run`]).
+    pub fn new() -> (Control, Receiver<Command>) {
+        let (sender, receiver) = unbounded();
+        (Control(sender), receiver)
+    }
+
+    /// Sends any command.
+    pub fn send(&self, command: Command) -> bool {
+        self.0.send(command).is_ok()
+    }
+
+    /// [`Command::Chat`].
+    pub fn chat(&self, text: impl Into<String>) -> bool {
+        self.send(Command::Chat(text.into()))
+    }
+
+    /// [`Command::EndGame`].
+    pub fn end_game(&self, reason: damx_wire::EndReason) -> bool {
+        self.send(Command::EndGame(reason))
+    }
+
+    /// [`Command::Stop`]: what Ctrl-C should do.
+    pub fn stop(&self) -> bool {
+        self.send(Command::Stop)
+    }
+
+    /// [`Command::TakeBack`].
+    pub fn take_back(&self, ply: usize) -> bool {
+        self.send(Command::TakeBack { ply })
+    }
+
+    /// [`Command::AnswerTakeBack`].
+    pub fn answer_take_back(&self, accept: bool) -> bool {
+        self.send(Command::AnswerTakeBack(accept))
+    }
+
+    /// [`Command::Abort`]: what a second Ctrl-C should do.
+    pub fn abort(&self) -> bool {
+        self.send(Command::Abort)
+    }
+}
+
+/// Where the session's connection comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    /// Connect to this address (IPv4 or IPv6).
+    Connect(SocketAddr),
+    /// Listen on this address and take the first connection.
+    Listen(SocketAddr),
+}
+
+/// The connection options of `config`, with its transcript opened.
+///
+/// # Errors
+/// If the transcript cannot be opened.
+pub fn connection_options(config: &SessionConfig) -> Result<ConnectionOptions, SessionError> {
+    let transcript = match &config.records.transcript {
+        Some(path) => {
+            Some(
+                Transcript::create(path).map_err(|source| SessionError::Transcript {
+                    path: path.clone(),
+                    source,
+                })?,
+            )
+        }
+        None => None,
+    };
+    Ok(ConnectionOptions {
+        frame_gap: config.frame_gap,
+        transcript,
+    })
+}
+
+/// Connects to `address` within `timeout` (each address it resolves to is tried in turn).
+///
+/// # Errors
+/// If no address accepts the connection, or the transcript cannot be opened.
+pub fn connect(
+    address: impl ToSocketAddrs + std::fmt::Debug,
+    config: &SessionConfig,
+    timeout: Duration,
+) -> Result<Connection, SessionError> {
+    let shown = format!("{address:?}").trim_matches('"').to_owned();
+    let failed = |source| SessionError::Connect {
+        address: shown.clone(),
+        source,
+    };
+    let mut last = io::Error::new(io::ErrorKind::NotFound, "no address to connect to");
+    for address in address.to_socket_addrs().map_err(failed)? {
+        match TcpStream::connect_timeout(&address, timeout) {
+            Ok(stream) => {
+                let options = connection_options(config)?;
+                return Connection::tcp(stream, options).map_err(SessionError::Connection);
+            }
+            Err(error) => last = error,
+        }
+    }
+    Err(failed(last))
+}
+
+/// Waits for one connection on `listener`, checking `control` meanwhile: a [`Command::Stop`] or
+/// [`Command::Abort`] gives `Ok(None)`.
+///
+/// # Errors
+/// If accepting fails, or the transcript cannot be opened.
+pub fn accept(
+    listener: &TcpListener,
+    config: &SessionConfig,
+    control: &Receiver<Command>,
+) -> Result<Option<Connection>, SessionError> {
+    let shown = listener
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    let failed = |source| SessionError::Listen {
+        address: shown.clone(),
+        source,
+    };
+    listener.set_nonblocking(true).map_err(failed)?;
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                stream.set_nonblocking(false).map_err(failed)?;
+                let options = connection_options(config)?;
+                return Connection::tcp(stream, options)
+                    .map(Some)
+                    .map_err(SessionError::Connection);
+            }
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(failed(error)),
+        }
+        match control.recv_timeout(ACCEPT_POLL) {
+            Ok(Command::Stop | Command::Abort) => return Ok(None),
+            // Nothing else means anything before a connection.
+            Ok(_) | Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+            // Nobody can stop us any more: keep waiting for a connection.
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                thread::sleep(ACCEPT_POLL);
+            }
+        }
+    }
+}
+
+/// Runs a whole session over `endpoint`: connects (within 10 s) or listens and takes the
+/// first connection, then [`run_session`].
+///
+/// # Errors
+/// If the connection cannot be made; everything after that is in the report.
+pub fn run(
+    endpoint: &Endpoint,
+    config: &SessionConfig,
+    player: Box<dyn Player>,
+    control: Receiver<Command>,
+    events: Sender<Event>,
+) -> Result<SessionReport, SessionError> {
+    let connection = match endpoint {
+        Endpoint::Connect(address) => connect(address, config, Duration::from_secs(10))?,
+        Endpoint::Listen(address) => {
+            let listener = TcpListener::bind(address).map_err(|source| SessionError::Listen {
+                address: address.to_string(),
+                source,
+            })?;
+            match accept(&listener, config, &control)? {
+                Some(connection) => connection,
+                None => {
+                    let _ = events.send(Event::Closed(CloseReason::StopRequested));
+                    return Ok(SessionReport {
+                        peer: None,
+                        games: Vec::new(),
+                        saved: Vec::new(),
+                        violations: 0,
+                        close_reason: CloseReason::StopRequested,
+                    });
+                }
+            }
+        }
+    };
+    Ok(run_session(connection, config, player, control, events))
+}
+
+/// One side of [`play_loopback`].
+pub struct LoopbackSide {
+    /// Its configuration.
+    pub config: SessionConfig,
+    /// Its player.
+    pub player: Box<dyn Player>,
+    /// Its commands.
+    pub control: Receiver<Command>,
+    /// Its events.
+    pub events: Sender<Event>,
+}
+
+/// Plays `initiator` against `follower` over TCP on 127.0.0.1, each on its own thread; the
+/// Follower listens (on a free port) unless `initiator_listens`. Returns both reports,
+/// Initiator first.
+///
+/// # Errors
+/// If the sockets cannot be set up.
+pub fn play_loopback(
+    initiator: LoopbackSide,
+    follower: LoopbackSide,
+    initiator_listens: bool,
+) -> Result<(SessionReport, SessionReport), SessionError> {
+    let local = SocketAddr::from(([127, 0, 0, 1], 0));
+    let listener = TcpListener::bind(local).map_err(|source| SessionError::Listen {
+        address: local.to_string(),
+        source,
+    })?;
+    let address = listener
+        .local_addr()
+        .map_err(|source| SessionError::Listen {
+            address: local.to_string(),
+            source,
+        })?;
+    let (listening, connecting) = if initiator_listens {
+        (initiator, follower)
+    } else {
+        (follower, initiator)
+    };
+    let listener_thread = thread::Builder::new()
+        .name("dxp-loopback".into())
+        .spawn(move || -> Result<SessionReport, SessionError> {
+            let LoopbackSide {
+                config,
+                player,
+                control,
+                events,
+            } = listening;
+            let connection = accept(&listener, &config, &control)?;
+            let connection = connection.ok_or_else(|| {
+                SessionError::Connection(io::Error::other("stopped before a connection"))
+            })?;
+            Ok(run_session(connection, &config, player, control, events))
+        })
+        .map_err(SessionError::Connection)?;
+    let LoopbackSide {
+        config,
+        player,
+        control,
+        events,
+    } = connecting;
+    let connected = connect(address, &config, Duration::from_secs(10))
+        .map(|connection| run_session(connection, &config, player, control, events));
+    let listened = listener_thread.join().unwrap_or_else(|_| {
+        Err(SessionError::Connection(io::Error::other(
+            "session panicked",
+        )))
+    });
+    let (connected, listened) = (connected?, listened?);
+    Ok(if initiator_listens {
+        (listened, connected)
+    } else {
+        (connected, listened)
+    })
+}
+
+/// The DXP name for `text`: printable ASCII (others become `?`), no leading blanks, at most 32
+/// characters; `damx` if nothing is left.
+pub fn dxp_name(text: &str) -> Name {
+    let clean: String = text
+        .chars()
+        .map(|c| if (' '..='~').contains(&c) { c } else { '?' })
+        .collect::<String>()
+        .trim_start()
+        .chars()
+        .take(damx_wire::NAME_LEN)
+        .collect();
+    Name::new(&clean).unwrap_or_else(|_| Name::new("damx").expect("a valid name"))
+}
+
+/// Runs the DXP dialogue over `connection` until it ends, with `player` on a worker thread,
+/// taking commands from `control` and reporting to `events` (a closed events channel is fine:
+/// the session goes on). Every game's record is saved as the configuration says.
+///
+/// It does not fail: what goes wrong on the connection ends the session and is in the report.
+pub fn run_session(
+    connection: Connection,
+    config: &SessionConfig,
+    player: Box<dyn Player>,
+    control: Receiver<Command>,
+    events: Sender<Event>,
+) -> SessionReport {
+    let name = dxp_name(config.name.as_deref().unwrap_or(player.name()));
+    let policy = player.take_back_policy();
+    let worker = Worker::spawn(player);
+    let peer = connection.peer_addr();
+    let mut driver = Driver {
+        connection: &connection,
+        worker,
+        events,
+        records: &config.records,
+        report: SessionReport {
+            peer,
+            games: Vec::new(),
+            saved: Vec::new(),
+            violations: 0,
+            close_reason: CloseReason::PeerClosed,
+        },
+    };
+    driver.emit(Event::Connected { peer });
+    let mut machine = Machine::new(config, name, policy);
+    let outputs = machine.start(Instant::now());
+    driver.carry_out(outputs);
+    let mut control = control;
+    while !machine.is_closed() {
+        let timer = machine.next_deadline().map(at).unwrap_or_else(never);
+        let input = select! {
+            recv(connection.incoming()) -> item => {
+                let item = item.unwrap_or(Incoming::Closed);
+                driver.show_incoming(&item);
+                Input::Peer(item)
+            }
+            recv(driver.worker.answers) -> answer => match answer {
+                Ok(Answer { ticket, mv, failure }) => {
+                    if let Some(failure) = failure {
+                        driver.emit(Event::PlayerError(failure));
+                    }
+                    Input::MoveChosen { ticket, mv }
+                }
+                // The worker cannot end while the driver holds its job channel.
+                Err(_) => continue,
+            },
+            recv(control) -> command => match command {
+                Ok(command) => Input::Command(command),
+                Err(_) => {
+                    control = never();
+                    continue;
+                }
+            },
+            recv(timer) -> _ => Input::Tick,
+        };
+        let outputs = machine.handle(Instant::now(), input);
+        driver.carry_out(outputs);
+    }
+    let report = SessionReport {
+        close_reason: machine
+            .close_reason()
+            .cloned()
+            .unwrap_or(CloseReason::PeerClosed),
+        ..driver.report
+    };
+    driver.worker.finish();
+    connection.close(LINGER);
+    report
+}
+
+/// The side effects of the machine's outputs.
+struct Driver<'a> {
+    connection: &'a Connection,
+    worker: Worker,
+    events: Sender<Event>,
+    records: &'a RecordOptions,
+    report: SessionReport,
+}
+
+impl Driver<'_> {
+    fn emit(&self, event: Event) {
+        let _ = self.events.send(event);
+    }
+
+    fn show_incoming(&self, item: &Incoming) {
+        let text = match item {
+            Incoming::Message(message) => message.to_string(),
+            Incoming::Bad(error) => error.raw().to_string(),
+            Incoming::Closed | Incoming::Failed(_) => return,
+        };
+        self.emit(Event::Frame {
+            dir: Direction::In,
+            text,
+        });
+    }
+
+    fn carry_out(&mut self, outputs: Vec<Output>) {
+        for output in outputs {
+            match output {
+                Output::Send(message) => {
+                    self.emit(Event::Frame {
+                        dir: Direction::Out,
+                        text: message.to_string(),
+                    });
+                    self.connection.send(message);
+                }
+                Output::NewGame(info) => self.worker.new_game(info),
+                Output::StartThinking(request) => self.worker.think(request),
+                Output::StopThinking => self.worker.stop(),
+                Output::Event(Event::GameOver(mut record)) => {
+                    let now = SystemTime::now();
+                    record.site = self.report.peer.map(|peer| peer.to_string());
+                    record.date = Some(pdn_date(now));
+                    self.report.games.push((*record).clone());
+                    self.worker.game_over(&record);
+                    let number = record.number;
+                    let target = self.records.pdn.clone();
+                    let event = self.records.event.as_deref().unwrap_or("DXP game");
+                    let saved = target.map(|target| save(&record, &target, event, now));
+                    self.emit(Event::GameOver(record));
+                    match saved {
+                        Some(Ok(path)) => {
+                            self.report.saved.push(path.clone());
+                            self.emit(Event::RecordSaved { number, path });
+                        }
+                        Some(Err(error)) => self.emit(Event::RecordFailed {
+                            number,
+                            error: error.to_string(),
+                        }),
+                        None => {}
+                    }
+                }
+                Output::Event(event) => {
+                    if matches!(event, Event::Violation(_)) {
+                        self.report.violations += 1;
+                    }
+                    self.emit(event);
+                }
+                // The loop ends once the machine is closed; the connection closes after it.
+                Output::Close => {}
+            }
+        }
+    }
+}
+
+/// A request to the player's thread.
+enum Job {
+    NewGame(GameInfo),
+    Think(Box<ThinkRequest>, StopSignal),
+    GameOver(Box<GameRecord>),
+}
+
+/// The player's answer to a [`Job::Think`].
+struct Answer {
+    ticket: u64,
+    mv: Option<Move>,
+    /// Set when the player panicked.
+    failure: Option<String>,
+}
+
+/// The player on its own thread.
+struct Worker {
+    jobs: Option<Sender<Job>>,
+    answers: Receiver<Answer>,
+    /// The stop signal of the thinking in progress.
+    current: Option<StopSignal>,
+    done: Receiver<()>,
+}
+
+impl Worker {
+    fn spawn(mut player: Box<dyn Player>) -> Worker {
+        let (jobs, job_rx) = unbounded::<Job>();
+        let (answer_tx, answers) = unbounded();
+        let (done_tx, done) = unbounded::<()>();
+        let spawned = thread::Builder::new()
+            .name("dxp-player".into())
+            .spawn(move || {
+                for job in job_rx {
+                    match job {
+                        Job::NewGame(info) => {
+                            let _ = catch_unwind(AssertUnwindSafe(|| player.new_game(&info)));
+                        }
+                        Job::Think(request, stop) => {
+                            let chosen = catch_unwind(AssertUnwindSafe(|| {
+                                player.choose_move(&request.game, &request.clock, &stop)
+                            }));
+                            let (mv, failure) = match chosen {
+                                Ok(mv) => (mv, None),
+                                Err(_) => (None, Some("the player panicked".to_owned())),
+                            };
+                            let ticket = request.ticket;
+                            if answer_tx
+                                .send(Answer {
+                                    ticket,
+                                    mv,
+                                    failure,
+                                })
+                                .is_err()
+                            {
+                                break;
+                            }
+                        }
+                        Job::GameOver(record) => {
+                            let _ = catch_unwind(AssertUnwindSafe(|| player.game_over(&record)));
+                        }
+                    }
+                }
+                drop(done_tx);
+            });
+        if spawned.is_err() {
+            // Without a thread the player cannot move: every request is answered "give up".
+            return Worker {
+                jobs: None,
+                answers: never(),
+                current: None,
+                done: never(),
+            };
+        }
+        Worker {
+            jobs: Some(jobs),
+            answers,
+            current: None,
+            done,
+        }
+    }
+
+    fn send(&self, job: Job) {
+        if let Some(jobs) = &self.jobs {
+            let _ = jobs.send(job);
+        }
+    }
+
+    fn new_game(&mut self, info: GameInfo) {
+        self.send(Job::NewGame(info));
+    }
+
+    fn think(&mut self, request: ThinkRequest) {
+        let stop = StopSignal::new();
+        self.current = Some(stop.clone());
+        self.send(Job::Think(Box::new(request), stop));
+    }
+
+    fn stop(&mut self) {
+        if let Some(stop) = self.current.take() {
+            stop.stop();
+        }
+    }
+
+    fn game_over(&mut self, record: &GameRecord) {
+        self.send(Job::GameOver(Box::new(record.clone())));
+    }
+
+    /// Stops any thinking and lets the thread end; waits a moment for it (a player that
+    /// ignores its stop signal is left to finish on its own).
+    fn finish(&mut self) {
+        self.stop();
+        self.jobs = None;
+        let _ = self.done.recv_timeout(Duration::from_secs(1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::player::ClockState;
+    use damx_rules::Game;
+
+    struct Waiter;
+    impl Player for Waiter {
+        fn name(&self) -> &str {
+            "waiter"
+        }
+        fn choose_move(&mut self, _: &Game, _: &ClockState, stop: &StopSignal) -> Option<Move> {
+            while !stop.is_stopped() {
+                thread::sleep(Duration::from_millis(2));
+            }
+            None
+        }
+    }
+
+    /// Stopping the thinking in progress makes the worker answer (with the ticket asked).
+    #[test]
+    fn worker_stops() {
+        let mut worker = Worker::spawn(Box::new(Waiter));
+        for ticket in 1..=3 {
+            worker.think(ThinkRequest {
+                ticket,
+                game: Game::default(),
+                clock: ClockState::default(),
+            });
+            thread::sleep(Duration::from_millis(20));
+            worker.stop();
+            let answer = worker.answers.recv_timeout(Duration::from_secs(5)).unwrap();
+            assert_eq!(answer.ticket, ticket);
+        }
+        worker.finish();
+    }
+}

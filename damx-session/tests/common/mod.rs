@@ -1,0 +1,120 @@
+//! Helpers shared by the socket tests: hard time limits, waiting for events, a player the test
+//! moves by hand.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, select, unbounded};
+use damx_rules::{Game, Move};
+use damx_session::{ClockState, Command, Event, Player, SessionConfig, StopSignal, TakeBackPolicy};
+
+/// Runs `test` on its own thread and fails if it takes longer than `limit`: no socket test can
+/// hang the suite.
+pub fn bounded<T: Send + 'static>(limit: Duration, test: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = unbounded();
+    thread::spawn(move || {
+        let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(test)));
+    });
+    match rx.recv_timeout(limit) {
+        Ok(Ok(value)) => value,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(_) => panic!("the test did not finish within {limit:?}"),
+    }
+}
+
+/// Waits (at most 10 s) for the first event that `pick` accepts; returns what it picked.
+pub fn wait_for<T>(events: &Receiver<Event>, mut pick: impl FnMut(&Event) -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match events.recv_deadline(deadline) {
+            Ok(event) => {
+                if let Some(found) = pick(&event) {
+                    return found;
+                }
+            }
+            Err(error) => panic!("no such event in time: {error}"),
+        }
+    }
+}
+
+/// Every event until the channel closes (the session is over), at most 10 s.
+pub fn drain(events: &Receiver<Event>) -> Vec<Event> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut all = Vec::new();
+    while let Ok(event) = events.recv_deadline(deadline) {
+        all.push(event);
+    }
+    all
+}
+
+/// A configuration for fast tests: no gap between frames, short replies.
+pub fn quick(mut config: SessionConfig) -> SessionConfig {
+    config.frame_gap = Duration::ZERO;
+    config.timeouts.reply = Duration::from_secs(5);
+    config
+}
+
+/// A temporary directory for one test, empty.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("damx-session-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Plays the first legal move when the test opens its gate for the current ply; returns at
+/// once when told to stop. A token names its ply, so a thinking that was stopped (and whose
+/// answer the session ignores) cannot use up the token meant for the one after it.
+pub struct GatedPlayer {
+    name: String,
+    gate: Receiver<usize>,
+    opened: Vec<usize>,
+    policy: TakeBackPolicy,
+}
+
+impl GatedPlayer {
+    /// The player and its gate: `send(ply)` lets it move once at that ply.
+    pub fn new(name: &str, policy: TakeBackPolicy) -> (GatedPlayer, Sender<usize>) {
+        let (open, gate) = unbounded();
+        let player = GatedPlayer {
+            name: name.into(),
+            gate,
+            opened: Vec::new(),
+            policy,
+        };
+        (player, open)
+    }
+}
+
+impl Player for GatedPlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn choose_move(&mut self, game: &Game, _: &ClockState, stop: &StopSignal) -> Option<Move> {
+        loop {
+            if stop.is_stopped() {
+                return None;
+            }
+            if let Some(index) = self.opened.iter().position(|&ply| ply == game.ply()) {
+                self.opened.swap_remove(index);
+                return game.position().legal_moves().first().copied();
+            }
+            select! {
+                recv(self.gate) -> ply => self.opened.push(ply.ok()?),
+                default(Duration::from_millis(5)) => {}
+            }
+        }
+    }
+
+    fn take_back_policy(&self) -> TakeBackPolicy {
+        self.policy
+    }
+}
+
+/// Shorthand for a command.
+pub fn chat(text: &str) -> Command {
+    Command::Chat(text.into())
+}
