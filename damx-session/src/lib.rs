@@ -14,8 +14,8 @@
 //!   frames it writes ([`SessionConfig::frame_gap`]) and can log a [`Transcript`].
 //! - [`run_session`] drives a machine over a connection in one `select!` loop, with the
 //!   [`Player`] thinking on its own thread; [`run`] does the same over an [`Endpoint`]
-//!   (connect or listen), and [`play_loopback`] plays two sessions against each other on
-//!   127.0.0.1.
+//!   (connect or listen), [`play_loopback`] plays two sessions against each other on
+//!   127.0.0.1, and [`serve`] is a Follower that serves several connections at once.
 //! - Players: [`FirstLegalPlayer`], [`RandomPlayer`],
 //!   [`ScriptedPlayer`]; anything else implements [`Player`].
 //! - Records: every game ends as a [`GameRecord`] (in [`Event::GameOver`] and the
@@ -64,6 +64,7 @@ pub mod event;
 pub mod machine;
 pub mod player;
 pub mod record;
+pub mod server;
 
 pub use config::{
     FollowerConfig, GameFilter, GameSettings, InitiatorConfig, PdnTarget, RecordOptions, Role,
@@ -84,3 +85,4 @@ pub use player::{
     TakeBackPolicy,
 };
 pub use record::{GameRecord, Termination};
+pub use server::{DEFAULT_PORT, ServerConfig, ServerEvent, ServerReport, serve, serve_on};

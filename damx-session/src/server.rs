@@ -1,0 +1,334 @@
+//! A Follower that serves several connections at once: one session a connection, on its own
+//! thread, with its own player.
+//!
+//! [`serve`] accepts connections until it is told to stop. Past
+//! [`ServerConfig::max_sessions`] running sessions, a new connection gets one CHAT saying so
+//! and is closed. Everything the sessions report comes out as [`ServerEvent`]s tagged with the
+//! session's number. A [`Command`] sent to the server goes to every running session:
+//! [`Command::Stop`] also stops accepting and lets each session end its game on its turn
+//! (GAMEEND with stop code `1`), then `serve` returns when the last one is over;
+//! [`Command::Abort`] closes them all at once.
+//!
+//! With a transcript configured, each session writes its own: `follow.jsonl` becomes
+//! `follow-1.jsonl`, `follow-2.jsonl`, ...
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::thread;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, unbounded};
+use damx_wire::{Chat, Message};
+
+use crate::config::{RoleConfig, SessionConfig};
+use crate::connection::Connection;
+use crate::driver::{SessionError, SessionReport, connection_options, run_session};
+use crate::event::{CloseReason, Command, Event};
+use crate::player::Player;
+
+/// The DXP port (dxp.md §1).
+pub const DEFAULT_PORT: u16 = 27531;
+
+/// How often the server checks for commands and finished sessions while it waits for
+/// connections.
+const POLL: Duration = Duration::from_millis(50);
+
+/// How the server runs.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// The configuration of each session (its role is made a Follower if it is not one).
+    pub session: SessionConfig,
+    /// How many sessions may run at once.
+    pub max_sessions: usize,
+}
+
+impl Default for ServerConfig {
+    /// Default Follower sessions, at most 4 at once.
+    fn default() -> ServerConfig {
+        ServerConfig {
+            session: SessionConfig::default(),
+            max_sessions: 4,
+        }
+    }
+}
+
+/// What the server reports.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ServerEvent {
+    /// Listening on this address.
+    Listening(SocketAddr),
+    /// A connection became session `id`.
+    Accepted {
+        /// The session's number, from 1.
+        id: u64,
+        /// The peer.
+        peer: Option<SocketAddr>,
+    },
+    /// A connection was refused because `max_sessions` were running.
+    Refused {
+        /// The peer.
+        peer: Option<SocketAddr>,
+        /// How many sessions were running.
+        running: usize,
+    },
+    /// Something session `id` reported.
+    Session {
+        /// The session.
+        id: u64,
+        /// What it reported.
+        event: Event,
+    },
+    /// Session `id` is over.
+    Ended {
+        /// The session.
+        id: u64,
+        /// What it did.
+        report: SessionReport,
+    },
+}
+
+/// What the server did, when it is over.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServerReport {
+    /// Every session's report, by session number.
+    pub sessions: Vec<(u64, SessionReport)>,
+    /// How many connections were refused.
+    pub refused: usize,
+}
+
+/// Binds `address` (IPv4 or IPv6) and [`serve`]s it.
+///
+/// # Errors
+/// If the address cannot be bound; see [`serve`].
+pub fn serve_on(
+    address: SocketAddr,
+    config: &ServerConfig,
+    players: impl FnMut() -> Box<dyn Player>,
+    control: Receiver<Command>,
+    events: Sender<ServerEvent>,
+) -> Result<ServerReport, SessionError> {
+    let listener = TcpListener::bind(address).map_err(|source| SessionError::Listen {
+        address: address.to_string(),
+        source,
+    })?;
+    serve(listener, config, players, control, events)
+}
+
+/// Serves connections on `listener` until [`Command::Stop`] or [`Command::Abort`] arrives on
+/// `control` and every session is over. `players` makes the player of each new session.
+///
+/// # Errors
+/// If the listener fails (accepting, or switching it to non-blocking mode).
+pub fn serve(
+    listener: TcpListener,
+    config: &ServerConfig,
+    mut players: impl FnMut() -> Box<dyn Player>,
+    control: Receiver<Command>,
+    events: Sender<ServerEvent>,
+) -> Result<ServerReport, SessionError> {
+    let local = listener.local_addr().ok();
+    let failed = |source: io::Error| SessionError::Listen {
+        address: local.map(|a| a.to_string()).unwrap_or_default(),
+        source,
+    };
+    listener.set_nonblocking(true).map_err(failed)?;
+    if let Some(local) = local {
+        let _ = events.send(ServerEvent::Listening(local));
+    }
+    let mut session_config = config.session.clone();
+    if !matches!(session_config.role, RoleConfig::Follower(_)) {
+        session_config.role = RoleConfig::Follower(Default::default());
+    }
+    let (done_tx, done) = unbounded::<(u64, SessionReport)>();
+    let mut running: HashMap<u64, Sender<Command>> = HashMap::new();
+    let mut report = ServerReport::default();
+    let mut next_id = 0;
+    let mut listener = Some(listener);
+    let mut control = Some(control);
+    loop {
+        // Finished sessions.
+        while let Ok((id, session)) = done.try_recv() {
+            running.remove(&id);
+            report.sessions.push((id, session.clone()));
+            let _ = events.send(ServerEvent::Ended {
+                id,
+                report: session,
+            });
+        }
+        if listener.is_none() && running.is_empty() {
+            report.sessions.sort_by_key(|(id, _)| *id);
+            return Ok(report);
+        }
+        // New connections.
+        if let Some(socket) = &listener {
+            match socket.accept() {
+                Ok((stream, peer)) => {
+                    if running.len() >= config.max_sessions {
+                        refuse(stream, running.len());
+                        report.refused += 1;
+                        let _ = events.send(ServerEvent::Refused {
+                            peer: Some(peer),
+                            running: running.len(),
+                        });
+                    } else {
+                        next_id += 1;
+                        let id = next_id;
+                        let mut config = session_config.clone();
+                        config.records.transcript = config
+                            .records
+                            .transcript
+                            .as_deref()
+                            .map(|path| numbered(path, id));
+                        let commands = start_session(
+                            id,
+                            stream,
+                            config,
+                            players(),
+                            events.clone(),
+                            done_tx.clone(),
+                        );
+                        running.insert(id, commands);
+                        let _ = events.send(ServerEvent::Accepted {
+                            id,
+                            peer: Some(peer),
+                        });
+                    }
+                    continue;
+                }
+                Err(error)
+                    if matches!(
+                        error.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                    ) => {}
+                // A connection that failed before we took it (reset, aborted): take the next.
+                Err(error) if error.kind() == io::ErrorKind::ConnectionAborted => continue,
+                Err(error) => return Err(failed(error)),
+            }
+        }
+        // Commands for every session.
+        let command = match &control {
+            Some(commands) => match commands.recv_timeout(POLL) {
+                Ok(command) => Some(command),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => {
+                    control = None;
+                    None
+                }
+            },
+            None => {
+                thread::sleep(POLL);
+                None
+            }
+        };
+        if let Some(command) = command {
+            if matches!(command, Command::Stop | Command::Abort) {
+                listener = None;
+            }
+            for session in running.values() {
+                let _ = session.send(command.clone());
+            }
+        }
+    }
+}
+
+/// `path` with `-id` before its extension.
+fn numbered(path: &Path, id: u64) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}-{id}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{id}"),
+    };
+    path.with_file_name(name)
+}
+
+/// Tells a connection we are full and closes it (without waiting long on a slow peer).
+fn refuse(stream: TcpStream, running: usize) {
+    let text = format!("busy: {running} games running, try again later");
+    if let Ok(chat) = Chat::new(text) {
+        let _ = stream.set_nonblocking(false);
+        let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+        let _ = (&stream).write_all(&Message::Chat(chat).to_frame());
+    }
+    let _ = stream.shutdown(Shutdown::Both);
+}
+
+/// Starts session `id` on its own thread; returns its command channel.
+fn start_session(
+    id: u64,
+    stream: TcpStream,
+    config: SessionConfig,
+    player: Box<dyn Player>,
+    server_events: Sender<ServerEvent>,
+    done: Sender<(u64, SessionReport)>,
+) -> Sender<Command> {
+    let (commands_tx, commands) = unbounded();
+    let (events_tx, events) = unbounded::<Event>();
+    thread::Builder::new()
+        .name(format!("dxp-forward-{id}"))
+        .spawn(move || {
+            for event in events {
+                let _ = server_events.send(ServerEvent::Session { id, event });
+            }
+        })
+        .ok();
+    let done_on_failure = done.clone();
+    let spawned = thread::Builder::new()
+        .name(format!("dxp-session-{id}"))
+        .spawn(move || {
+            let report = match stream
+                .set_nonblocking(false)
+                .map_err(SessionError::Connection)
+                .and_then(|()| connection_options(&config))
+                .and_then(|options| {
+                    Connection::tcp(stream, options).map_err(SessionError::Connection)
+                }) {
+                Ok(connection) => run_session(connection, &config, player, commands, events_tx),
+                Err(error) => {
+                    let reason = CloseReason::ConnectionFailed(error.to_string());
+                    let _ = events_tx.send(Event::Closed(reason.clone()));
+                    SessionReport {
+                        peer: None,
+                        games: Vec::new(),
+                        saved: Vec::new(),
+                        violations: 0,
+                        close_reason: reason,
+                    }
+                }
+            };
+            let _ = done.send((id, report));
+        });
+    if let Err(error) = spawned {
+        // No thread: report the session as failed at once.
+        let reason = CloseReason::ConnectionFailed(error.to_string());
+        let report = SessionReport {
+            peer: None,
+            games: Vec::new(),
+            saved: Vec::new(),
+            violations: 0,
+            close_reason: reason,
+        };
+        let _ = done_on_failure.send((id, report));
+    }
+    commands_tx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Transcript names get the session number before the extension.
+    #[test]
+    fn numbered_transcripts() {
+        assert_eq!(
+            numbered(Path::new("/tmp/follow.jsonl"), 3),
+            PathBuf::from("/tmp/follow-3.jsonl")
+        );
+        assert_eq!(numbered(Path::new("log"), 12), PathBuf::from("log-12"));
+    }
+}
