@@ -16,7 +16,7 @@
 //!   [`Player`] thinking on its own thread; [`run`] does the same over an [`Endpoint`]
 //!   (connect or listen), [`play_loopback`] plays two sessions against each other on
 //!   127.0.0.1, and [`serve`] is a Follower that serves several connections at once.
-//! - Players: [`FirstLegalPlayer`], [`RandomPlayer`],
+//! - Players: [`EnginePlayer`] (the damx engine), [`FirstLegalPlayer`], [`RandomPlayer`],
 //!   [`ScriptedPlayer`]; anything else implements [`Player`].
 //! - Records: every game ends as a [`GameRecord`] (in [`Event::GameOver`] and the
 //!   [`SessionReport`]), saved as PDN when [`RecordOptions::pdn`] says where.
@@ -60,6 +60,7 @@ pub mod config;
 pub mod connection;
 pub mod convert;
 pub mod driver;
+pub mod engine_player;
 pub mod event;
 pub mod machine;
 pub mod player;
@@ -76,6 +77,7 @@ pub use driver::{
     Control, Endpoint, LoopbackSide, SessionError, SessionReport, accept, connect,
     connection_options, dxp_name, play_loopback, run, run_session,
 };
+pub use engine_player::{EnginePlayer, EnginePlayerOptions};
 pub use event::{
     CloseReason, Command, Direction, Event, MovePlayed, Side, Violation, ViolationAction,
 };

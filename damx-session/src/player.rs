@@ -8,53 +8,21 @@
 //! next `choose_move` simply gets the shorter game.
 //!
 //! Here: [`FirstLegalPlayer`] and [`RandomPlayer`] (seeded) for tests and demonstrations,
-//! [`ScriptedPlayer`] (a list of moves, or a closure) for scripted conversations. A person at a
-//! terminal is a player that the command-line program builds on the same trait.
+//! [`ScriptedPlayer`] (a list of moves, or a closure) for scripted conversations. The engine's
+//! player is [`EnginePlayer`](crate::EnginePlayer); a person at a terminal is a player that the
+//! command-line program builds on the same trait.
 
 use std::fmt;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use damx_rules::{Color, Game, Move, Position};
 
 use crate::config::Role;
 
-/// A flag the session raises to ask the player to return from [`Player::choose_move`] now.
-///
-/// Cloning shares the flag. The driver makes a fresh signal for every move it asks for.
-#[derive(Clone, Default)]
-pub struct StopSignal(Arc<AtomicBool>);
-
-impl StopSignal {
-    /// A signal that is not raised.
-    pub fn new() -> StopSignal {
-        StopSignal::default()
-    }
-
-    /// Raises the signal.
-    pub fn stop(&self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-
-    /// Whether the signal was raised.
-    pub fn is_stopped(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
-    }
-
-    /// Lowers the signal again.
-    pub fn reset(&self) {
-        self.0.store(false, Ordering::Relaxed);
-    }
-}
-
-impl fmt::Debug for StopSignal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("StopSignal")
-            .field(&self.is_stopped())
-            .finish()
-    }
-}
+/// The flag the session raises to ask the player to return from [`Player::choose_move`] now:
+/// the engine's own [`damx_engine::StopSignal`], so that an engine needs no relay. Clones
+/// share the flag; the driver makes a fresh one for every move it asks for.
+pub use damx_engine::StopSignal;
 
 /// What a game is about, as agreed by GAMEREQ and GAMEACC.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -325,17 +293,5 @@ mod tests {
         let (clock, stop) = (ClockState::default(), StopSignal::new());
         assert_eq!(player.choose_move(&game, &clock, &stop), Some(first));
         assert_eq!(player.choose_move(&game, &clock, &stop), None);
-    }
-
-    /// Raising a clone raises the original; reset lowers it.
-    #[test]
-    fn stop_signal_is_shared() {
-        let stop = StopSignal::new();
-        let clone = stop.clone();
-        assert!(!stop.is_stopped());
-        clone.stop();
-        assert!(stop.is_stopped());
-        stop.reset();
-        assert!(!clone.is_stopped());
     }
 }

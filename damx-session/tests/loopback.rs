@@ -230,3 +230,43 @@ fn ipv6_loopback_game() {
         assert_eq!(initiator.close_reason, CloseReason::SeriesComplete);
     });
 }
+
+/// The engine at a small fixed depth against a random player, over TCP, both colours: every
+/// game is played out and the engine wins it.
+#[test]
+fn engine_game_over_tcp() {
+    bounded(LIMIT, || {
+        let engine = damx_session::EnginePlayer::new(damx_session::EnginePlayerOptions {
+            name: "damx engine".into(),
+            engine: damx_engine::EngineOptions {
+                hash_mb: 4,
+                ..damx_engine::EngineOptions::default()
+            },
+            fixed: Some(damx_engine::Limits::depth(3)),
+            ..damx_session::EnginePlayerOptions::default()
+        });
+        let series = InitiatorConfig::series(2, Color::White, 0, 0, &[]);
+        let (initiator, follower) = play_loopback(
+            side(quick(SessionConfig::initiator(series)), Box::new(engine)),
+            side(
+                quick(SessionConfig::follower(FollowerConfig::default())),
+                Box::new(RandomPlayer::new("Random", 11)),
+            ),
+            false,
+        )
+        .unwrap();
+        assert_same_games(&initiator, &follower, 2);
+        for game in &initiator.games {
+            let engine_color = if game.white == "damx engine" {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let won = match engine_color {
+                Color::White => GameResult::WhiteWins,
+                Color::Black => GameResult::BlackWins,
+            };
+            assert_eq!(game.result, won, "{}", game.termination);
+        }
+    });
+}

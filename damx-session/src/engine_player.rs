@@ -1,0 +1,201 @@
+//! [`EnginePlayer`]: the damx engine as a session's player.
+//!
+//! Each move is one [`Engine::search`] of the game so far, stopped by the session's
+//! [`StopSignal`] (which is the engine's own type, so nothing is relayed). The limits come from
+//! the game: with a clock, the engine budgets our remaining time (less a safety margin for the
+//! network and the peer's measurement) over the moves left under the move limit; without a
+//! clock, [`EnginePlayerOptions::without_clock`] applies (one second a move by default). A
+//! fixed limit ([`EnginePlayerOptions::fixed`], for example a depth) replaces both, for tests
+//! and reproducible games. The engine's progress reports can be followed through a channel
+//! ([`EnginePlayer::with_progress`]).
+
+use std::time::Duration;
+
+use crossbeam_channel::Sender;
+use damx_engine::{Clock, Engine, EngineOptions, Limits, Progress, StopSignal};
+use damx_rules::{Game, Move};
+
+use crate::player::{ClockState, GameInfo, Player};
+
+/// How an [`EnginePlayer`] plays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnginePlayerOptions {
+    /// The DXP name.
+    pub name: String,
+    /// The engine's threads, table size and weights.
+    pub engine: EngineOptions,
+    /// The limits of each search in a game without a clock.
+    pub without_clock: Limits,
+    /// Limits used for every move instead of the clock (a fixed depth, a fixed time).
+    pub fixed: Option<Limits>,
+    /// Kept back from our remaining time when the engine budgets it.
+    pub margin: Duration,
+}
+
+impl Default for EnginePlayerOptions {
+    /// `damx`, the engine's defaults, one second a move without a clock, a margin of 500 ms.
+    fn default() -> EnginePlayerOptions {
+        EnginePlayerOptions {
+            name: "damx".to_owned(),
+            engine: EngineOptions::default(),
+            without_clock: Limits::move_time(Duration::from_secs(1)),
+            fixed: None,
+            margin: Duration::from_millis(500),
+        }
+    }
+}
+
+/// The damx engine behind the [`Player`] trait.
+pub struct EnginePlayer {
+    options: EnginePlayerOptions,
+    engine: Engine,
+    progress: Option<Sender<Progress>>,
+}
+
+impl EnginePlayer {
+    /// An engine set up as `options` says.
+    pub fn new(options: EnginePlayerOptions) -> EnginePlayer {
+        EnginePlayer {
+            engine: Engine::new(options.engine.clone()),
+            options,
+            progress: None,
+        }
+    }
+
+    /// The same player, sending each completed search iteration to `progress` (a closed
+    /// channel is fine).
+    pub fn with_progress(mut self, progress: Sender<Progress>) -> EnginePlayer {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// The limits for the next move.
+    pub fn limits(&self, clock: &ClockState) -> Limits {
+        if let Some(fixed) = &self.options.fixed {
+            return fixed.clone();
+        }
+        match clock.our_remaining {
+            Some(remaining) => Limits::clock(Clock {
+                remaining: remaining.saturating_sub(self.options.margin),
+                moves_to_go: clock.our_moves_to_go,
+            }),
+            None => self.options.without_clock.clone(),
+        }
+    }
+}
+
+impl std::fmt::Debug for EnginePlayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EnginePlayer")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Player for EnginePlayer {
+    fn name(&self) -> &str {
+        &self.options.name
+    }
+
+    fn new_game(&mut self, _: &GameInfo) {
+        self.engine.new_game();
+    }
+
+    fn choose_move(&mut self, game: &Game, clock: &ClockState, stop: &StopSignal) -> Option<Move> {
+        let limits = self.limits(clock);
+        let progress = self.progress.clone();
+        let mut observer = |report: &Progress| {
+            if let Some(progress) = &progress {
+                let _ = progress.send(report.clone());
+            }
+        };
+        let result = self.engine.search(game, &limits, stop, &mut observer);
+        // The engine answers a legal move whenever there is one, even when stopped early.
+        result
+            .best_move
+            .or_else(|| game.position().legal_moves().first().copied())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::thread;
+
+    fn small() -> EnginePlayerOptions {
+        EnginePlayerOptions {
+            engine: EngineOptions {
+                hash_mb: 4,
+                ..EngineOptions::default()
+            },
+            ..EnginePlayerOptions::default()
+        }
+    }
+
+    /// The clock, the move limit and the fixed limits turn into the right engine limits.
+    #[test]
+    fn limits_follow_the_game() {
+        let player = EnginePlayer::new(small());
+        let clock = ClockState {
+            our_remaining: Some(Duration::from_secs(60)),
+            their_remaining: Some(Duration::from_secs(60)),
+            our_moves_to_go: Some(30),
+        };
+        assert_eq!(
+            player.limits(&clock),
+            Limits::clock(Clock {
+                remaining: Duration::from_millis(59_500),
+                moves_to_go: Some(30),
+            })
+        );
+        assert_eq!(
+            player.limits(&ClockState::default()),
+            Limits::move_time(Duration::from_secs(1))
+        );
+        let fixed = EnginePlayer::new(EnginePlayerOptions {
+            fixed: Some(Limits::depth(3)),
+            ..small()
+        });
+        assert_eq!(fixed.limits(&clock), Limits::depth(3));
+    }
+
+    /// At a fixed depth it plays a legal move and reports its progress.
+    #[test]
+    fn plays_a_legal_move() {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let mut player = EnginePlayer::new(EnginePlayerOptions {
+            fixed: Some(Limits::depth(3)),
+            ..small()
+        })
+        .with_progress(tx);
+        let game = Game::default();
+        let mv = player
+            .choose_move(&game, &ClockState::default(), &StopSignal::new())
+            .unwrap();
+        assert!(game.position().is_legal(&mv));
+        assert_eq!(rx.try_iter().last().map(|p| p.depth), Some(3));
+    }
+
+    /// Without limits it searches until stopped, then returns a legal move at once.
+    #[test]
+    fn returns_when_stopped() {
+        let stop = StopSignal::new();
+        let raise = stop.clone();
+        let (done, answer) = crossbeam_channel::unbounded();
+        thread::spawn(move || {
+            let mut player = EnginePlayer::new(EnginePlayerOptions {
+                fixed: Some(Limits::default()),
+                ..small()
+            });
+            let game = Game::default();
+            let mv = player.choose_move(&game, &ClockState::default(), &stop);
+            let _ = done.send(mv.filter(|mv| game.position().is_legal(mv)));
+        });
+        thread::sleep(Duration::from_millis(50));
+        raise.stop();
+        let mv = answer
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the search stops when told");
+        assert!(mv.is_some());
+    }
+}
