@@ -25,6 +25,10 @@
 //! - `runaway 1` .. `runaway 5`: a man that many rows from promotion with nothing of the
 //!   opponent in the triangle in front of it and no opponent king.
 //! - `king on long diagonal`: a king on the main diagonal 46-5 (the lone king's fortress).
+//! - `blocked`: men that cannot step forward (both squares ahead taken or off the board):
+//!   locked wings and hooks.
+//! - `sole kings`: having kings when the opponent has none (the first king is worth more than
+//!   its material).
 //! - `to move`: the side to move (tempo in the ending).
 //!
 //! Endgame rules applied on top (scaling the score towards zero): kings against a lone king
@@ -58,7 +62,9 @@ const THREATENED: usize = OUTPOST_LOOSE + 1;
 /// Feature index of `runaway 1`; `runaway d` is at `RUNAWAY + d - 1`.
 const RUNAWAY: usize = THREATENED + 1;
 const LONG_DIAGONAL_KING: usize = RUNAWAY + 5;
-const TO_MOVE: usize = LONG_DIAGONAL_KING + 1;
+const BLOCKED: usize = LONG_DIAGONAL_KING + 1;
+const SOLE_KINGS: usize = BLOCKED + 1;
+const TO_MOVE: usize = SOLE_KINGS + 1;
 
 /// The number of features (and of weights per phase).
 pub const FEATURE_COUNT: usize = TO_MOVE + 1;
@@ -140,6 +146,8 @@ const FEATURE_NAMES: [&str; FEATURE_COUNT] = {
     names[RUNAWAY + 3] = "runaway 4";
     names[RUNAWAY + 4] = "runaway 5";
     names[LONG_DIAGONAL_KING] = "king on long diagonal";
+    names[BLOCKED] = "blocked";
+    names[SOLE_KINGS] = "sole kings";
     names[TO_MOVE] = "to move";
     names
 };
@@ -206,6 +214,10 @@ impl EvalParams {
             ending[RUNAWAY + d] = value;
         }
         ending[LONG_DIAGONAL_KING] = 20;
+        opening[BLOCKED] = -3;
+        ending[BLOCKED] = -5;
+        opening[SOLE_KINGS] = 50;
+        ending[SOLE_KINGS] = 50;
         ending[TO_MOVE] = 5;
         EvalParams { opening, ending }
     }
@@ -431,6 +443,12 @@ fn side_features<S: Sink>(
         CHAIN,
         sign * (backed_left.count_ones() + backed_right.count_ones()) as i32,
     );
+
+    let can_step = down_left(empty) | down_right(empty);
+    sink.add(BLOCKED, sign * (own_men & !can_step).count_ones() as i32);
+    if own_kings != 0 && opp_kings == 0 {
+        sink.add(SOLE_KINGS, sign);
+    }
 
     let outposts = own_men & board::row_bits(4);
     let supported = outposts & backed_left & backed_right;

@@ -14,6 +14,11 @@
 //!   reductions, an extension for forced moves, and the draw rules of [`damx_rules::Game`].
 //! - [`evaluate`]: the static evaluation; [`eval`] describes its features and weights.
 //! - [`bench()`]: the fixed-depth bench whose node count is the behaviour signature.
+//! - [`openings`]: the built-in balanced 2- and 3-ply ballots (derived by `cargo xtask
+//!   ballots`), for matches and tournaments.
+//! - [`gauntlet`]: players (the engine, a random mover, a one-ply material player), one game
+//!   between two of them, and the Elo estimate of a match; `cargo xtask strength` runs
+//!   matches with them.
 //!
 //! ```
 //! use damx_engine::{Engine, EngineOptions, Limits, StopSignal};
@@ -35,7 +40,9 @@ mod bench;
 mod board;
 mod engine;
 pub mod eval;
+pub mod gauntlet;
 mod limits;
+pub mod openings;
 mod score;
 mod search;
 mod tt;

@@ -78,7 +78,8 @@ pub(crate) struct Worker {
     /// `history[color][from][to]` (square indices), for quiet moves.
     history: Vec<i32>,
     lists: Vec<MoveList>,
-    order: Vec<[i32; MoveList::CAPACITY]>,
+    /// Ordering scores of the moves at each ply, parallel to `lists`.
+    order: Vec<Vec<i32>>,
     pv: Vec<[Option<Move>; MAX_PLY + 1]>,
     pv_len: Vec<usize>,
     nodes: u64,
@@ -102,7 +103,7 @@ impl Worker {
             killers: vec![[None; 2]; MAX_PLY + 1],
             history: vec![0; 2 * 50 * 50],
             lists: (0..=MAX_PLY).map(|_| MoveList::new()).collect(),
-            order: vec![[0; MoveList::CAPACITY]; MAX_PLY + 1],
+            order: (0..=MAX_PLY).map(|_| Vec::with_capacity(128)).collect(),
             pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: vec![0; MAX_PLY + 1],
             nodes: 0,
@@ -562,7 +563,8 @@ impl Worker {
         let killers = self.killers[ply];
         let opponent_kings = position.kings(!position.side_to_move());
         let order = &mut self.order[ply];
-        for (i, mv) in self.lists[ply].iter().enumerate() {
+        order.clear();
+        for mv in self.lists[ply].iter() {
             let mut score = history[mv.from().index() * 50 + mv.to().index()];
             if capturing {
                 score += ((mv.captured() & opponent_kings).count() as i32) << 20;
@@ -571,7 +573,7 @@ impl Worker {
             } else if killers[1] == Some(*mv) {
                 score += 1 << 23;
             }
-            order[i] = score;
+            order.push(score);
         }
         if let Some(i) = tt_move {
             order[i] = 1 << 30;
@@ -613,7 +615,7 @@ impl Worker {
 
 /// Brings the best-scored remaining move to `index` and returns it.
 #[inline(always)]
-fn pick(moves: &mut MoveList, order: &mut [i32; MoveList::CAPACITY], index: usize) -> Move {
+fn pick(moves: &mut MoveList, order: &mut [i32], index: usize) -> Move {
     let mut best = index;
     for i in index + 1..moves.len() {
         if order[i] > order[best] {

@@ -1,0 +1,378 @@
+//! Engine matches in-process: players, one game between two of them, and the Elo estimate of a
+//! match score.
+//!
+//! `cargo xtask strength` builds its matches from these parts; the tuning self-play uses
+//! [`play_game`] too.
+//!
+//! ```
+//! use damx_engine::gauntlet::{MaterialPlayer, RandomPlayer, play_game};
+//! use damx_rules::Game;
+//!
+//! let mut white = MaterialPlayer::new(1);
+//! let mut black = RandomPlayer::new(2);
+//! let record = play_game(&mut white, &mut black, &Game::default(), 400);
+//! assert!(record.game.ply() > 0);
+//! ```
+
+use std::fmt;
+
+use damx_rules::{Color, Game, Move, Outcome};
+
+use crate::engine::{Engine, EngineOptions};
+use crate::limits::{Limits, StopSignal};
+
+/// Something that chooses moves.
+pub trait Player {
+    /// Called before each game.
+    fn new_game(&mut self) {}
+
+    /// A legal move in the current position of `game`, which is not over.
+    fn choose(&mut self, game: &Game) -> Move;
+}
+
+/// The engine with fixed limits for every move.
+#[derive(Debug)]
+pub struct SearchPlayer {
+    engine: Engine,
+    limits: Limits,
+    stop: StopSignal,
+}
+
+impl SearchPlayer {
+    /// An engine made with `options`, searching every move within `limits`.
+    pub fn new(options: EngineOptions, limits: Limits) -> SearchPlayer {
+        SearchPlayer {
+            engine: Engine::new(options),
+            limits,
+            stop: StopSignal::new(),
+        }
+    }
+}
+
+impl Player for SearchPlayer {
+    fn new_game(&mut self) {
+        self.engine.new_game();
+    }
+
+    fn choose(&mut self, game: &Game) -> Move {
+        let result = self
+            .engine
+            .search(game, &self.limits, &self.stop, &mut |_| {});
+        result
+            .best_move
+            .unwrap_or_else(|| game.position().legal_moves()[0])
+    }
+}
+
+/// A small pseudo-random generator (splitmix64): reproducible games from a seed.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from `seed`.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
+    }
+}
+
+/// Plays a random legal move.
+#[derive(Clone, Debug)]
+pub struct RandomPlayer {
+    rng: Rng,
+}
+
+impl RandomPlayer {
+    /// A random mover with its own seed.
+    pub fn new(seed: u64) -> RandomPlayer {
+        RandomPlayer {
+            rng: Rng::new(seed),
+        }
+    }
+}
+
+impl Player for RandomPlayer {
+    fn choose(&mut self, game: &Game) -> Move {
+        let moves = game.position().legal_moves();
+        moves[self.rng.below(moves.len())]
+    }
+}
+
+/// Looks one ply ahead and takes the move that leaves the best material count (a king worth
+/// three men), choosing at random among equals.
+#[derive(Clone, Debug)]
+pub struct MaterialPlayer {
+    rng: Rng,
+}
+
+impl MaterialPlayer {
+    /// A one-ply material player with its own seed.
+    pub fn new(seed: u64) -> MaterialPlayer {
+        MaterialPlayer {
+            rng: Rng::new(seed),
+        }
+    }
+}
+
+impl Player for MaterialPlayer {
+    fn choose(&mut self, game: &Game) -> Move {
+        let position = game.position();
+        let me = position.side_to_move();
+        let worth = |p: &damx_rules::Position, color: Color| {
+            p.men(color).count() as i32 + 3 * p.kings(color).count() as i32
+        };
+        let moves = position.legal_moves();
+        let scored: Vec<(i32, Move)> = moves
+            .iter()
+            .map(|mv| {
+                let after = position.play(mv);
+                (worth(&after, me) - worth(&after, !me), *mv)
+            })
+            .collect();
+        let best = scored.iter().map(|(score, _)| *score).max().unwrap_or(0);
+        let equals: Vec<Move> = scored
+            .iter()
+            .filter(|(score, _)| *score == best)
+            .map(|(_, mv)| *mv)
+            .collect();
+        equals[self.rng.below(equals.len())]
+    }
+}
+
+/// A finished game.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    /// The game with all its moves (from the start it was given).
+    pub game: Game,
+    /// How it ended by the rules; `None` if it was stopped at the ply limit (scored a draw).
+    pub outcome: Option<Outcome>,
+}
+
+impl GameRecord {
+    /// The winner, if any.
+    pub fn winner(&self) -> Option<Color> {
+        self.outcome.and_then(|outcome| outcome.winner())
+    }
+}
+
+/// Plays a game from the end of `start` until the rules end it or `max_plies` more plies have
+/// been played. A player's move that is not legal loses the game for it (counted as if it had
+/// no move).
+pub fn play_game(
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    start: &Game,
+    max_plies: usize,
+) -> GameRecord {
+    white.new_game();
+    black.new_game();
+    let mut game = start.clone();
+    for _ in 0..max_plies {
+        if let Some(outcome) = game.outcome() {
+            return GameRecord {
+                game,
+                outcome: Some(outcome),
+            };
+        }
+        let side = game.position().side_to_move();
+        let player: &mut dyn Player = match side {
+            Color::White => &mut *white,
+            Color::Black => &mut *black,
+        };
+        let mv = player.choose(&game);
+        if game.try_play(mv).is_err() {
+            return GameRecord {
+                game,
+                outcome: Some(Outcome::Win {
+                    winner: !side,
+                    reason: damx_rules::WinReason::NoMoves,
+                }),
+            };
+        }
+    }
+    let outcome = game.outcome();
+    GameRecord { game, outcome }
+}
+
+/// Wins, draws and losses of one side of a match.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Games won.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games lost.
+    pub losses: u32,
+}
+
+impl Tally {
+    /// Games played.
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// The score as a fraction: (wins + draws / 2) / games; `None` before any game.
+    pub fn score(&self) -> Option<f64> {
+        let games = self.games();
+        (games > 0).then(|| (f64::from(self.wins) + f64::from(self.draws) / 2.0) / f64::from(games))
+    }
+
+    /// The Elo difference the score suggests, with its 95% margin.
+    pub fn elo(&self) -> Option<EloEstimate> {
+        let score = self.score()?;
+        let n = f64::from(self.games());
+        let variance = (f64::from(self.wins) * (1.0 - score).powi(2)
+            + f64::from(self.draws) * (0.5 - score).powi(2)
+            + f64::from(self.losses) * score.powi(2))
+            / n;
+        let error = (variance / n).sqrt();
+        let elo = elo_of_score(score);
+        if !elo.is_finite() {
+            return Some(EloEstimate {
+                elo,
+                margin: f64::INFINITY,
+            });
+        }
+        let low = elo_of_score(score - 1.96 * error);
+        let high = elo_of_score(score + 1.96 * error);
+        Some(EloEstimate {
+            elo,
+            margin: (high - low) / 2.0,
+        })
+    }
+
+    /// Adds a game's result from this side's view.
+    pub fn add(&mut self, won: Option<bool>) {
+        match won {
+            Some(true) => self.wins += 1,
+            Some(false) => self.losses += 1,
+            None => self.draws += 1,
+        }
+    }
+}
+
+impl fmt::Display for Tally {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "+{} ={} -{}", self.wins, self.draws, self.losses)?;
+        if let (Some(score), Some(elo)) = (self.score(), self.elo()) {
+            write!(f, " ({:.1}%), Elo {elo}", 100.0 * score)?;
+        }
+        Ok(())
+    }
+}
+
+/// An Elo difference with its 95% error margin (either may be infinite for a score of 0 or
+/// 100%).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EloEstimate {
+    /// The estimate.
+    pub elo: f64,
+    /// Half the width of the 95% confidence interval.
+    pub margin: f64,
+}
+
+impl fmt::Display for EloEstimate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let number = |value: f64| {
+            if value.is_finite() {
+                format!("{value:+.0}")
+            } else if value > 0.0 {
+                "+inf".to_string()
+            } else {
+                "-inf".to_string()
+            }
+        };
+        let margin = if self.margin.is_finite() {
+            format!("{:.0}", self.margin)
+        } else {
+            "inf".to_string()
+        };
+        write!(f, "{} +/- {margin}", number(self.elo))
+    }
+}
+
+/// The Elo difference at which the expected score is `score` (logistic model, 400 points per
+/// factor ten of odds); infinite at or beyond 0 and 1.
+pub fn elo_of_score(score: f64) -> f64 {
+    if score <= 0.0 {
+        f64::NEG_INFINITY
+    } else if score >= 1.0 {
+        f64::INFINITY
+    } else {
+        -400.0 * (1.0 / score - 1.0).log10()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The score, Elo and margin of a known tally: 60 wins, 20 draws, 20 losses is 70%, about
+    /// +147 Elo, and a per-game deviation of 0.4 gives a margin of about 66.
+    #[test]
+    fn elo_estimate_math() {
+        let tally = Tally {
+            wins: 60,
+            draws: 20,
+            losses: 20,
+        };
+        assert_eq!(tally.score(), Some(0.7));
+        let estimate = tally.elo().unwrap();
+        assert!((estimate.elo - 147.19).abs() < 0.01, "{estimate:?}");
+        let low = -400.0 * (1.0 / (0.7 - 1.96 * 0.04) - 1.0f64).log10();
+        let high = -400.0 * (1.0 / (0.7 + 1.96 * 0.04) - 1.0f64).log10();
+        assert!((estimate.margin - (high - low) / 2.0).abs() < 1e-9);
+        assert!((estimate.margin - 66.0).abs() < 0.5, "{estimate:?}");
+        assert_eq!(tally.to_string(), "+60 =20 -20 (70.0%), Elo +147 +/- 66");
+    }
+
+    /// An even score is 0 Elo; all wins is an infinite estimate; no games gives nothing.
+    #[test]
+    fn elo_edges() {
+        let even = Tally {
+            wins: 10,
+            draws: 5,
+            losses: 10,
+        };
+        assert_eq!(even.elo().unwrap().elo, 0.0);
+        let sweep = Tally {
+            wins: 10,
+            draws: 0,
+            losses: 0,
+        };
+        assert_eq!(sweep.elo().unwrap().elo, f64::INFINITY);
+        assert_eq!(sweep.elo().unwrap().to_string(), "+inf +/- inf");
+        assert_eq!(Tally::default().elo(), None);
+        assert_eq!(elo_of_score(0.0), f64::NEG_INFINITY);
+    }
+
+    /// A game between two random movers ends by the rules or at the ply limit, with legal
+    /// moves throughout.
+    #[test]
+    fn random_game_is_legal() {
+        let record = play_game(
+            &mut RandomPlayer::new(3),
+            &mut RandomPlayer::new(4),
+            &Game::default(),
+            1000,
+        );
+        assert!(record.outcome.is_some());
+        let mut replay = Game::default();
+        for mv in record.game.moves() {
+            replay.try_play(*mv).unwrap();
+        }
+    }
+}
