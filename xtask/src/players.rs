@@ -1,0 +1,150 @@
+//! Player specifications for the engine tasks (`strength`, `tune`, `ballots`): text such as
+//! `depth=6,threads=2,lmr=off` or `random`, turned into engine options and limits.
+
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use damx_engine::gauntlet::{MaterialPlayer, Player, RandomPlayer, SearchPlayer};
+use damx_engine::{EngineOptions, EvalParams, Limits};
+
+pub(crate) const SPEC_HELP: &str = "\
+a player is `random`, `material` (one-ply material) or comma-separated engine settings:
+depth=N, time=MS (per move), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned,
+lmr=on|off, aspiration=on|off, extension=on|off";
+
+/// What kind of player a specification names.
+#[derive(Clone, Debug)]
+pub(crate) enum Kind {
+    Random,
+    Material,
+    Engine(Box<EngineOptions>, Limits),
+}
+
+/// A parsed player specification.
+#[derive(Clone, Debug)]
+pub(crate) struct Spec {
+    pub(crate) text: String,
+    pub(crate) kind: Kind,
+}
+
+impl Spec {
+    pub(crate) fn parse(text: &str) -> anyhow::Result<Spec> {
+        let kind = match text {
+            "random" => Kind::Random,
+            "material" => Kind::Material,
+            _ => {
+                let mut options = EngineOptions {
+                    hash_mb: 16,
+                    ..EngineOptions::default()
+                };
+                let mut limits = Limits::default();
+                for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                    let (key, value) = item
+                        .split_once('=')
+                        .with_context(|| format!("`{item}` is not key=value"))?;
+                    let number = || -> anyhow::Result<u64> {
+                        value
+                            .parse()
+                            .with_context(|| format!("`{key}` wants a number, got `{value}`"))
+                    };
+                    let switch = || -> anyhow::Result<bool> {
+                        match value {
+                            "on" => Ok(true),
+                            "off" => Ok(false),
+                            _ => bail!("`{key}` is on or off, got `{value}`"),
+                        }
+                    };
+                    match key {
+                        "depth" => limits.depth = Some(number()? as u32),
+                        "time" => limits.move_time = Some(Duration::from_millis(number()?)),
+                        "nodes" => limits.nodes = Some(number()?),
+                        "threads" => options.threads = number()? as usize,
+                        "hash" => options.hash_mb = number()? as usize,
+                        "weights" => options.eval = weights(value)?,
+                        "lmr" => options.search.late_move_reductions = switch()?,
+                        "aspiration" => options.search.aspiration = switch()?,
+                        "extension" => options.search.single_reply_extension = switch()?,
+                        _ => bail!("unknown setting `{key}`\n{SPEC_HELP}"),
+                    }
+                }
+                if limits == Limits::default() {
+                    bail!("`{text}` sets no depth, time or nodes\n{SPEC_HELP}");
+                }
+                Kind::Engine(Box::new(options), limits)
+            }
+        };
+        Ok(Spec {
+            text: text.to_string(),
+            kind,
+        })
+    }
+
+    /// Threads the player uses while thinking.
+    pub(crate) fn threads(&self) -> usize {
+        match &self.kind {
+            Kind::Engine(options, _) => options.threads.max(1),
+            _ => 1,
+        }
+    }
+
+    /// A fresh player; `seed` varies the random players.
+    pub(crate) fn build(&self, seed: u64) -> Box<dyn Player + Send> {
+        match &self.kind {
+            Kind::Random => Box::new(RandomPlayer::new(seed)),
+            Kind::Material => Box::new(MaterialPlayer::new(seed)),
+            Kind::Engine(options, limits) => {
+                Box::new(SearchPlayer::new((**options).clone(), limits.clone()))
+            }
+        }
+    }
+}
+
+fn weights(value: &str) -> anyhow::Result<EvalParams> {
+    match value {
+        "hand" => Ok(EvalParams::hand_set()),
+        "tuned" => Ok(EvalParams::tuned()),
+        path => {
+            let text =
+                std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
+            EvalParams::from_text(&text).with_context(|| format!("in {path}"))
+        }
+    }
+}
+
+/// The 1-, 5- and 15-minute load averages, to note next to measurements on a shared machine.
+pub(crate) fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// Reads `--name value` options: returns the value of each known name, rejecting others.
+pub(crate) fn options<'a>(
+    args: &'a [String],
+    known: &[&str],
+) -> anyhow::Result<Vec<(&'a str, &'a str)>> {
+    let mut found = Vec::new();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        let Some(name) = arg.strip_prefix("--") else {
+            bail!("unexpected argument `{arg}`");
+        };
+        if !known.contains(&name) {
+            bail!(
+                "unknown option `--{name}` (known: --{})",
+                known.join(", --")
+            );
+        }
+        let value = rest
+            .next()
+            .with_context(|| format!("`--{name}` needs a value"))?;
+        found.push((name, value.as_str()));
+    }
+    Ok(found)
+}
