@@ -3,9 +3,13 @@
 //! Each task is a module with a `run(args)` function, listed in [`TASKS`]; `cargo xtask help`
 //! prints them. To add one, write the module and add a line to the table.
 
+mod ballots;
 mod conformance;
 mod fuzz_wire;
 mod perft;
+mod players;
+mod strength;
+mod tune;
 
 use std::process::ExitCode;
 
@@ -33,6 +37,24 @@ const TASKS: &[Task] = &[
         args: "[CASES]",
         about: fuzz_wire::ABOUT,
         run: fuzz_wire::run,
+    },
+    Task {
+        name: "strength",
+        args: strength::ARGS,
+        about: strength::ABOUT,
+        run: strength::run,
+    },
+    Task {
+        name: "ballots",
+        args: ballots::ARGS,
+        about: ballots::ABOUT,
+        run: ballots::run,
+    },
+    Task {
+        name: "tune",
+        args: tune::ARGS,
+        about: tune::ABOUT,
+        run: tune::run,
     },
     Task {
         name: "perft",
