@@ -6,6 +6,7 @@
 mod ballots;
 mod conformance;
 mod fuzz_wire;
+mod interop;
 mod perft;
 mod players;
 mod strength;
@@ -61,6 +62,12 @@ const TASKS: &[Task] = &[
         args: perft::ARGS,
         about: perft::ABOUT,
         run: perft::run,
+    },
+    Task {
+        name: "interop",
+        args: interop::ARGS,
+        about: interop::ABOUT,
+        run: interop::run,
     },
 ];
 
