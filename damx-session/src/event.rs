@@ -265,7 +265,9 @@ pub enum Command {
     EndGame(EndReason),
     /// End the current game with stop code `1` on our turn and close; between games, close now.
     Stop,
-    /// Ask the peer to go back to the position after `ply` moves.
+    /// Ask the peer to go back to the position after `ply` moves (the BACKREQ names it by
+    /// move number and colour). To take back our last move: the current ply less 2 on our
+    /// turn, less 1 on the peer's ([`MovePlayed::ply`] tells the current ply).
     TakeBack {
         /// The number of moves that stay played.
         ply: usize,

@@ -54,6 +54,44 @@
 //! assert!(seen.try_iter().any(|event| matches!(event, Event::GameStarted(_))));
 //! # drop(control);
 //! ```
+//!
+//! # Decisions
+//!
+//! Where dxp.md leaves room, or assumes a correct peer, this crate decides as follows (the
+//! [`machine`] module has the full list with the reasons):
+//!
+//! - **Follower answers**: version other than `01` -> `A…1`; configured to refuse all ->
+//!   `A…3`; a start the rules refuse, without a legal move, or refused by
+//!   [`FollowerConfig::filter`] -> `A…2`; otherwise `A…0`, thinking time `000` included (a
+//!   game without a clock). A GAMEREQ during a game -> `A…2`, and the game goes on.
+//! - **Initiator**: `A…2` skips to the next game of its plan; `A…1`/`A…3` end the session.
+//!   Colours alternate in [`InitiatorConfig::series`]; each opening is played with both.
+//! - **GAMEEND** is sent on our turn instead of a move when we have no legal move (reason
+//!   `1`), a draw rule applied (`2`), the opponent's clock is past its time plus the grace
+//!   (`0`), each side made the game's number of moves (`0`; the limit counts moves per side),
+//!   or the user asks. Its stop code is `1` when the user asked to stop or we want no more
+//!   games; the acknowledgement carries `1` if either side asked. A GAMEEND that arrives on
+//!   our turn is honoured all the same. A stray GAMEEND between games is ignored.
+//! - **Results**: the rules first (no legal move, a draw rule met since the last take-back);
+//!   otherwise reason `1` loses for its sender, `2` draws, `3` wins for its sender, `0` is
+//!   unfinished (`*`) unless a clock ran out. The offender loses a game ended for a protocol
+//!   violation.
+//! - **Moves**: a received MOVE matches a legal move by (from, to, set of captured squares)
+//!   and must list its captured squares; ours lists them all, ascending, with the whole
+//!   seconds of our turn. Clocks are measured here: our turn from its start to our move, the
+//!   peer's from our move to its answer.
+//! - **Take-backs**: BACKREQ (n, colour) is the position before that colour's n-th move;
+//!   accepted when it is in the game (policy of the [`Player`]), declined otherwise; our own
+//!   holds our moves until the answer.
+//! - **Violations** (undecodable frame, message out of place, illegal or out-of-turn move,
+//!   silence past a time-out, connection lost) never panic or hang: each is an
+//!   [`Event::Violation`] with the raw bytes, the peer is told by CHAT where that helps, a
+//!   running game ends with our GAMEEND and is recorded. An empty frame or a broken CHAT ends
+//!   nothing.
+//! - **Writing**: at least [`SessionConfig::frame_gap`] (100 ms) between two frames, for
+//!   pydraughts and DXC100.
+//! - **Records** are saved the moment a game ends, before the GAMEEND handshake, so a peer
+//!   that disappears cannot lose one; the transcript is one JSON line per frame.
 #![forbid(unsafe_code)]
 
 pub mod config;
@@ -73,6 +111,7 @@ pub use config::{
 };
 pub use connection::{Connection, ConnectionOptions, Transcript};
 pub use damx_rules::GameResult;
+pub use damx_wire::{AcceptCode, BackAccCode, EndReason, RawBytes};
 pub use driver::{
     Control, Endpoint, LoopbackSide, SessionError, SessionReport, accept, connect,
     connection_options, dxp_name, play_loopback, run, run_session,
