@@ -53,6 +53,10 @@ use crate::cmd;
 use crate::input::Source;
 use crate::log::Level;
 
+mod session;
+
+pub(crate) use session::{ColorChoice, DemoArgs, FollowArgs, InitiateArgs};
+
 /// The `damx` command line.
 #[derive(Debug, Parser)]
 #[command(
@@ -77,10 +81,14 @@ pub(crate) struct Cli {
 
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  success
-  1  invalid input: a message, JSON line, PDN text or move did not parse (each one is named)
-  2  usage: the command line is wrong
-  3  I/O: a file, standard input or standard output failed";
+  0    success
+  1    invalid input: a message, JSON line, PDN text or move did not parse (each one is named)
+  2    usage: the command line is wrong
+  3    I/O: a file, standard input or standard output failed
+  4    the peer broke the protocol, refused every game, went silent, or the connection
+       failed during a game (the games are saved)
+  5    network: cannot listen (address in use) or connect (refused, unknown host)
+  130  interrupted by Ctrl-C (the running game was ended with a GAMEEND and saved)";
 
 /// Options every command takes.
 #[derive(Debug, Args)]
@@ -110,6 +118,18 @@ impl GlobalArgs {
 /// The commands, in the order the overview lists them (see the module docs for the plan).
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
+    /// Watch two built-in engines play a complete DXP game over TCP on 127.0.0.1
+    #[command(display_order = 11, after_long_help = DEMO_EXAMPLES)]
+    Demo(DemoArgs),
+
+    /// Run the built-in engine as a DXP Follower (listens on 127.0.0.1:27531 by default)
+    #[command(display_order = 20, after_long_help = FOLLOW_EXAMPLES)]
+    Follow(FollowArgs),
+
+    /// Run the built-in engine as a DXP Initiator (connects to 127.0.0.1:27531 by default)
+    #[command(display_order = 21, after_long_help = INITIATE_EXAMPLES)]
+    Initiate(InitiateArgs),
+
     /// Turn DXP messages into JSON lines
     #[command(display_order = 41, after_long_help = DECODE_EXAMPLES)]
     Decode(DecodeArgs),
@@ -130,6 +150,42 @@ pub(crate) enum Command {
     #[command(display_order = 52, after_long_help = BENCH_EXAMPLES)]
     Bench(BenchArgs),
 }
+
+const DEMO_EXAMPLES: &str = "\
+Examples:
+  damx demo
+  damx demo --time 1 --board 1
+  damx demo --games 2 --depth 6 --pdn demo.pdn --transcript demo.jsonl
+
+Two engines play over a real DXP connection on 127.0.0.1: one is the Initiator, the other the \
+Follower on a free port. Each move is one line; the board and both clocks come every --board \
+moves. Games are saved in games/ (one PDN file a game) unless --pdn says otherwise. Ctrl-C \
+ends the game properly and saves it; a second Ctrl-C aborts.";
+
+const FOLLOW_EXAMPLES: &str = "\
+Examples:
+  damx follow
+  damx follow --listen 0.0.0.0:27531 --max-connections 4 --pdn games/
+  damx follow --connect 192.168.1.20:27531 --threads 2 --games 10 --json
+  damx follow --depth 8 --transcript dxp.jsonl -v
+
+Plays by the game clock of each GAMEREQ (a request without a clock: 1 s a move) unless \
+--depth or --time fixes the strength. Each move is one line (with the board at -v or \
+--board); --json prints every event as a JSON line. With --transcript, each connection \
+writes its own file (dxp-1.jsonl, dxp-2.jsonl, ... when listening). Ctrl-C ends the running \
+games properly (GAMEEND with stop code 1 on our turn) and saves them; a second Ctrl-C \
+aborts.";
+
+const INITIATE_EXAMPLES: &str = "\
+Examples:
+  damx initiate --games 2 --minutes 1
+  damx initiate --connect 127.0.0.1:27532 --games 20 --ballots --pdn match.pdn
+  damx initiate --listen 127.0.0.1:27531 --color black --start 'B:W31-50:B1-20'
+  damx initiate --openings openings.pdn --games 10 --moves 75 --time 0.5
+
+--color is the colour damx plays: alternate (the default) gives damx white in the first \
+game, black in the second, and so on; with --openings or --ballots each opening is then \
+played twice, once with each colour. Ctrl-C ends the running game properly and saves it.";
 
 const DECODE_EXAMPLES: &str = "\
 Examples:

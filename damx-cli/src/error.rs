@@ -6,6 +6,9 @@
 //! | 1 | invalid input: a message, JSON line, PDN text or move that the command read did not parse or is not legal (each one reported on its own line; the valid ones were still processed) |
 //! | 2 | usage: the command line is wrong (clap reports unknown options, missing or malformed values, a FEN argument that does not parse, conflicting options) |
 //! | 3 | I/O: a file, standard input or standard output failed |
+//! | 4 | the peer: the other DXP program broke the protocol, refused every game, went silent, or the connection failed in the middle of a game (each violation was reported as it happened; the games are saved) |
+//! | 5 | network: cannot listen (address in use, not an address of this machine) or connect (refused, unreachable, unknown host) |
+//! | 130 | interrupted by Ctrl-C: the running game was ended with a GAMEEND (stop code `1`) and saved |
 //!
 //! A closed standard output (`damx decode ... | head -1`) is not a failure: the command stops
 //! quietly with code 0, as ripgrep does.
@@ -21,6 +24,12 @@ pub(crate) const EXIT_INVALID: u8 = 1;
 pub(crate) const EXIT_USAGE: u8 = 2;
 /// Exit code for an I/O failure.
 pub(crate) const EXIT_IO: u8 = 3;
+/// Exit code for a peer that broke the protocol or a connection lost during a game.
+pub(crate) const EXIT_PEER: u8 = 4;
+/// Exit code for a connection that could not be made.
+pub(crate) const EXIT_NETWORK: u8 = 5;
+/// Exit code after Ctrl-C (128 + SIGINT, as shells report it).
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 /// Why a command failed.
 #[derive(Debug)]
@@ -37,6 +46,17 @@ pub(crate) enum Error {
         /// The cause.
         source: io::Error,
     },
+    /// The other DXP program misbehaved, or the connection broke during a game.
+    Peer(String),
+    /// Listening or connecting failed.
+    Network {
+        /// What was being done: `cannot connect to 127.0.0.1:27531`.
+        context: String,
+        /// The cause.
+        source: io::Error,
+    },
+    /// Ctrl-C ended the command (after ending the game properly).
+    Interrupted,
 }
 
 impl Error {
@@ -79,6 +99,9 @@ impl Error {
             Error::Invalid(_) => EXIT_INVALID,
             Error::Usage(_) => EXIT_USAGE,
             Error::Io { .. } => EXIT_IO,
+            Error::Peer(_) => EXIT_PEER,
+            Error::Network { .. } => EXIT_NETWORK,
+            Error::Interrupted => EXIT_INTERRUPTED,
         })
     }
 }
@@ -86,8 +109,13 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Invalid(summary) | Error::Usage(summary) => f.write_str(summary),
-            Error::Io { context, source } => write!(f, "{context}: {}", describe_io(source)),
+            Error::Invalid(summary) | Error::Usage(summary) | Error::Peer(summary) => {
+                f.write_str(summary)
+            }
+            Error::Io { context, source } | Error::Network { context, source } => {
+                write!(f, "{context}: {}", describe_io(source))
+            }
+            Error::Interrupted => f.write_str("interrupted by Ctrl-C"),
         }
     }
 }
@@ -95,8 +123,8 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Io { source, .. } => Some(source),
-            Error::Invalid(_) | Error::Usage(_) => None,
+            Error::Io { source, .. } | Error::Network { source, .. } => Some(source),
+            Error::Invalid(_) | Error::Usage(_) | Error::Peer(_) | Error::Interrupted => None,
         }
     }
 }

@@ -47,6 +47,7 @@ mod error;
 mod input;
 mod log;
 mod progress;
+mod session;
 
 use args::{Cli, Command};
 use error::Error;
@@ -70,6 +71,9 @@ fn run(command: Command) -> Result<(), Error> {
         Command::Analyse(args) => cmd::analyse::run(&args.into_config(), &mut out),
         Command::Perft(args) => cmd::perft::run(&args.into_config(), &mut out),
         Command::Bench(args) => cmd::bench::run(&args.into_config(), &mut out),
+        Command::Demo(args) => cmd::demo::run(&args.into_config(), &mut out),
+        Command::Follow(args) => cmd::follow::run(&args.into_config(), &mut out),
+        Command::Initiate(args) => cmd::initiate::run(&args.into_config(), &mut out),
     };
     // Whatever the command wrote goes out before its error, if any, is reported.
     let flushed = out.flush().map_err(Error::stdout);

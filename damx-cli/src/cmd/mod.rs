@@ -10,8 +10,12 @@ use crate::log::info;
 pub(crate) mod analyse;
 pub(crate) mod bench;
 pub(crate) mod decode;
+pub(crate) mod demo;
 pub(crate) mod encode;
+pub(crate) mod follow;
+pub(crate) mod initiate;
 pub(crate) mod perft;
+pub(crate) mod show;
 
 /// Counts the valid and invalid items of a conversion, which goes on past invalid ones.
 #[derive(Debug, Default)]

@@ -1,0 +1,491 @@
+//! The options of the session commands (`follow`, `initiate`, `demo`, `play`, `proxy`) and
+//! their conversion into the configurations of damx-session.
+//!
+//! The groups are flattened into each command that needs them, so that an option means the
+//! same everywhere: [`PeerArgs`] (where the other program is), [`DxpArgs`] (our side of the
+//! dialogue), [`RecordArgs`] (PDN and transcript), [`StrengthArgs`] (a fixed depth or time per
+//! move instead of the game clock) and [`ShowArgs`] (boards and JSON).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use damx_engine::Limits;
+use damx_rules::{Color, Position};
+use damx_session::{
+    DEFAULT_PORT, EnginePlayerOptions, FollowerConfig, GameFilter, PdnTarget, RecordOptions,
+    SessionConfig, Timeouts,
+};
+
+use super::{EngineArgs, parse_position, parse_seconds};
+use crate::cmd;
+use crate::session::{Address, Peer};
+
+/// The default address: the DXP port on this machine.
+fn default_address() -> Address {
+    Address::new("127.0.0.1", DEFAULT_PORT)
+}
+
+/// `HOST:PORT`, checked for its form; the name is resolved when the command runs.
+fn parse_address(text: &str) -> Result<Address, String> {
+    Address::parse(text)
+}
+
+/// Where the other program is: we listen for it, or we connect to it.
+#[derive(Debug, Args)]
+pub(crate) struct PeerArgs {
+    /// Listen on this address (HOST:PORT, IPv4 or IPv6 such as [::1]:27531; port 0 picks a free one)
+    #[arg(long, value_name = "ADDR", value_parser = parse_address, conflicts_with = "connect")]
+    listen: Option<Address>,
+
+    /// Connect to the program listening on this address (HOST:PORT)
+    #[arg(long, value_name = "ADDR", value_parser = parse_address)]
+    connect: Option<Address>,
+}
+
+impl PeerArgs {
+    /// The peer, listening on or connecting to the default address when neither is given.
+    fn peer(&self, listen_by_default: bool) -> Peer {
+        match (&self.listen, &self.connect) {
+            (Some(address), _) => Peer::Listen(address.clone()),
+            (None, Some(address)) => Peer::Connect(address.clone()),
+            (None, None) if listen_by_default => Peer::Listen(default_address()),
+            (None, None) => Peer::Connect(default_address()),
+        }
+    }
+
+    /// The peer if one was given.
+    fn given(&self) -> Option<Peer> {
+        (self.listen.is_some() || self.connect.is_some()).then(|| self.peer(true))
+    }
+}
+
+/// Our side of the DXP dialogue.
+#[derive(Debug, Args)]
+pub(crate) struct DxpArgs {
+    /// Our DXP name (at most 32 characters)
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+
+    /// The least gap between two frames we send, in milliseconds (some clients lose a frame
+    /// that arrives together with another)
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    pace: u64,
+
+    /// Seconds to wait for an answer the peer owes at once (GAMEACC, the GAMEEND
+    /// acknowledgement, BACKACC)
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    reply_timeout: Duration,
+
+    /// Seconds to wait for the peer's move in a game without a clock [default: no limit]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    move_timeout: Option<Duration>,
+}
+
+impl DxpArgs {
+    /// Applies these options to `config`.
+    fn apply(&self, config: &mut SessionConfig) {
+        config.name = self.name.clone();
+        config.frame_gap = Duration::from_millis(self.pace);
+        config.timeouts.reply = self.reply_timeout;
+        config.timeouts.peer_move = self.move_timeout;
+    }
+}
+
+/// Where the games and the conversation are written.
+#[derive(Debug, Args)]
+pub(crate) struct RecordArgs {
+    /// Save each game as PDN: a file ending in .pdn gets every game appended, anything else is
+    /// a directory with one file per game
+    #[arg(long, value_name = "PATH")]
+    pdn: Option<PathBuf>,
+
+    /// Log every frame in and out as JSON lines to this file (appended)
+    #[arg(long, value_name = "FILE")]
+    transcript: Option<PathBuf>,
+}
+
+impl RecordArgs {
+    /// The record options, with `default_pdn` when no `--pdn` is given.
+    fn records(&self, default_pdn: Option<&str>) -> RecordOptions {
+        let pdn = self
+            .pdn
+            .clone()
+            .or_else(|| default_pdn.map(PathBuf::from))
+            .map(|path| {
+                if path.extension().is_some_and(|ext| ext == "pdn") {
+                    PdnTarget::File(path)
+                } else {
+                    PdnTarget::Directory(path)
+                }
+            });
+        RecordOptions {
+            pdn,
+            transcript: self.transcript.clone(),
+            event: None,
+        }
+    }
+}
+
+/// A fixed strength instead of the game clock.
+#[derive(Debug, Args)]
+pub(crate) struct StrengthArgs {
+    /// Search each move this many plies deep instead of playing by the clock
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=127))]
+    depth: Option<u32>,
+
+    /// Search each move for this many seconds (decimals allowed) instead of playing by the clock
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    time: Option<Duration>,
+}
+
+impl StrengthArgs {
+    /// The fixed limits, if any; `default` when none is given.
+    fn limits(&self, default: Option<Limits>) -> Option<Limits> {
+        if self.depth.is_none() && self.time.is_none() {
+            return default;
+        }
+        Some(Limits {
+            depth: self.depth,
+            move_time: self.time,
+            ..Limits::default()
+        })
+    }
+}
+
+/// How games are shown.
+#[derive(Debug, Args)]
+pub(crate) struct ShowArgs {
+    /// Draw the board after every N-th move (plies); alone, after every move
+    #[arg(
+        long,
+        value_name = "N",
+        num_args = 0..=1,
+        default_missing_value = "1",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    board: Option<u32>,
+
+    /// Print the events as JSON lines instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+impl ShowArgs {
+    /// The display options; `default_board` when no `--board` is given (`-v` draws one after
+    /// every move).
+    fn show(&self, default_board: Option<u32>) -> cmd::show::Options {
+        let verbose = crate::log::enabled(crate::log::Level::Verbose);
+        cmd::show::Options {
+            json: self.json,
+            board_every: self
+                .board
+                .or(default_board)
+                .or(verbose.then_some(1))
+                .map(|n| n as usize),
+            numbered: false,
+        }
+    }
+}
+
+/// The colour damx plays in the games it asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ColorChoice {
+    /// White in every game.
+    White,
+    /// Black in every game.
+    Black,
+    /// White in the first game, then alternating.
+    Alternate,
+}
+
+impl ColorChoice {
+    /// Our colour in game `index` (0-based).
+    pub(crate) fn color(self, index: usize) -> Color {
+        match self {
+            ColorChoice::White => Color::White,
+            ColorChoice::Black => Color::Black,
+            ColorChoice::Alternate if index % 2 == 0 => Color::White,
+            ColorChoice::Alternate => Color::Black,
+        }
+    }
+}
+
+/// The engine player for `engine` and `strength` options.
+fn engine_player(
+    name: &str,
+    engine: &EngineArgs,
+    strength: &StrengthArgs,
+    default: Option<Limits>,
+) -> EnginePlayerOptions {
+    EnginePlayerOptions {
+        name: name.to_owned(),
+        engine: engine.options(),
+        fixed: strength.limits(default),
+        ..EnginePlayerOptions::default()
+    }
+}
+
+// ---- follow ---------------------------------------------------------------------------------
+
+/// `damx follow`.
+#[derive(Debug, Args)]
+pub(crate) struct FollowArgs {
+    #[command(flatten)]
+    peer: PeerArgs,
+
+    /// How many connections to serve at once when listening (more are told so and closed)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    max_connections: u32,
+
+    /// Stop after this many games in all
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    games: Option<u32>,
+
+    /// Refuse every game (GAMEACC code 3): a peer that only talks
+    #[arg(long)]
+    refuse_all: bool,
+
+    /// Refuse games with less thinking time than this many minutes (GAMEACC code 2); a
+    /// request without a clock (000) is refused too
+    #[arg(long, value_name = "MINUTES")]
+    min_minutes: Option<u16>,
+
+    /// Seconds to wait for a game request before closing a connection
+    #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = parse_seconds)]
+    idle_timeout: Duration,
+
+    #[command(flatten)]
+    engine: EngineArgs,
+
+    #[command(flatten)]
+    strength: StrengthArgs,
+
+    #[command(flatten)]
+    dxp: DxpArgs,
+
+    #[command(flatten)]
+    records: RecordArgs,
+
+    #[command(flatten)]
+    show: ShowArgs,
+}
+
+impl FollowArgs {
+    /// The validated configuration.
+    pub(crate) fn into_config(self) -> cmd::follow::Config {
+        let filter: Option<GameFilter> = self.min_minutes.map(|least| {
+            let filter: GameFilter = std::sync::Arc::new(move |request: &damx_wire::GameReq| {
+                let minutes = request.minutes.get();
+                if minutes < least {
+                    Err(format!("{minutes} minutes is less than {least}"))
+                } else {
+                    Ok(())
+                }
+            });
+            filter
+        });
+        let mut session = SessionConfig::follower(FollowerConfig {
+            accept_games: !self.refuse_all,
+            max_games: self.games,
+            filter,
+        });
+        self.dxp.apply(&mut session);
+        session.timeouts = Timeouts {
+            idle: self.idle_timeout,
+            ..session.timeouts
+        };
+        session.records = self.records.records(None);
+        let name = self.dxp.name.as_deref().unwrap_or("damx");
+        cmd::follow::Config {
+            peer: self.peer.peer(true),
+            max_connections: self.max_connections as usize,
+            games: self.games,
+            player: engine_player(name, &self.engine, &self.strength, None),
+            session,
+            show: self.show.show(None),
+        }
+    }
+}
+
+// ---- initiate -------------------------------------------------------------------------------
+
+/// `damx initiate`.
+#[derive(Debug, Args)]
+pub(crate) struct InitiateArgs {
+    #[command(flatten)]
+    peer: PeerArgs,
+
+    /// How many games to ask for
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10000))]
+    games: u32,
+
+    /// Thinking time per player for the whole game, in minutes (the GAMEREQ's clock; some
+    /// programs ignore a request without one)
+    #[arg(long, value_name = "M", default_value_t = 5, value_parser = clap::value_parser!(u16).range(0..=999))]
+    minutes: u16,
+
+    /// Number of moves for the game, each side (0: no limit); either side may end the game there
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=999))]
+    moves: u16,
+
+    /// The colour damx plays (the Follower gets the other one)
+    #[arg(long, value_enum, default_value_t = ColorChoice::Alternate)]
+    color: ColorChoice,
+
+    /// Start every game from this position (a FEN) instead of the normal start
+    #[arg(long, value_name = "FEN", value_parser = parse_position, conflicts_with_all = ["openings", "ballots"])]
+    start: Option<Position>,
+
+    /// Start the games from the positions of this file: FENs one a line, or PDN games (the
+    /// position after each game's moves); each is played twice with colours swapped
+    #[arg(long, value_name = "FILE", conflicts_with = "ballots")]
+    openings: Option<PathBuf>,
+
+    /// Start the games from the engine's built-in balanced openings, each played twice with
+    /// colours swapped
+    #[arg(long)]
+    ballots: bool,
+
+    #[command(flatten)]
+    engine: EngineArgs,
+
+    #[command(flatten)]
+    strength: StrengthArgs,
+
+    #[command(flatten)]
+    dxp: DxpArgs,
+
+    #[command(flatten)]
+    records: RecordArgs,
+
+    #[command(flatten)]
+    show: ShowArgs,
+}
+
+impl InitiateArgs {
+    /// The validated configuration (an openings file is read later by the command).
+    pub(crate) fn into_config(self) -> cmd::initiate::Config {
+        let openings = match (self.start, self.openings, self.ballots) {
+            (Some(position), _, _) => cmd::initiate::Openings::Fixed(position),
+            (None, Some(path), _) => cmd::initiate::Openings::File(path),
+            (None, None, true) => cmd::initiate::Openings::Ballots,
+            (None, None, false) => cmd::initiate::Openings::Normal,
+        };
+        let mut session = SessionConfig::initiator(Default::default());
+        self.dxp.apply(&mut session);
+        session.records = self.records.records(None);
+        let name = self.dxp.name.as_deref().unwrap_or("damx");
+        cmd::initiate::Config {
+            peer: self.peer.peer(false),
+            games: self.games,
+            minutes: self.minutes,
+            move_limit: self.moves,
+            color: self.color,
+            openings,
+            player: engine_player(name, &self.engine, &self.strength, None),
+            session,
+            show: self.show.show(None),
+        }
+    }
+}
+
+// ---- demo -----------------------------------------------------------------------------------
+
+/// The time a move of the demo takes when nothing else is asked for.
+const DEMO_MOVE_TIME: Duration = Duration::from_millis(200);
+
+/// `damx demo`.
+#[derive(Debug, Args)]
+pub(crate) struct DemoArgs {
+    /// How many games to play (colours alternate)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    games: u32,
+
+    /// Play by a game clock of this many minutes each instead of a fixed time a move
+    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u16).range(1..=999), conflicts_with_all = ["depth", "time"])]
+    minutes: Option<u16>,
+
+    /// Search each move this many plies deep [default: 0.2 seconds a move]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=127))]
+    depth: Option<u32>,
+
+    /// Search each move for this many seconds (decimals allowed) [default: 0.2]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    time: Option<Duration>,
+
+    #[command(flatten)]
+    engine: EngineArgs,
+
+    /// The least gap between two frames, in milliseconds
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    pace: u64,
+
+    /// Save the games as PDN: a file ending in .pdn gets every game appended, anything else is
+    /// a directory with one file per game
+    #[arg(long, value_name = "PATH", default_value = "games")]
+    pdn: PathBuf,
+
+    /// Log every frame the Initiator sends and receives as JSON lines to this file
+    #[arg(long, value_name = "FILE")]
+    transcript: Option<PathBuf>,
+
+    /// Draw the board after every N-th move (plies); alone, after every move
+    #[arg(
+        long,
+        value_name = "N",
+        num_args = 0..=1,
+        default_missing_value = "1",
+        default_value_t = 10,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    board: u32,
+
+    /// Print the events as JSON lines instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+impl DemoArgs {
+    /// The validated configuration.
+    pub(crate) fn into_config(self) -> cmd::demo::Config {
+        let fixed = match self.minutes {
+            Some(_) => None,
+            None => Some(Limits {
+                depth: self.depth,
+                move_time: match (self.depth, self.time) {
+                    (_, Some(time)) => Some(time),
+                    (None, None) => Some(DEMO_MOVE_TIME),
+                    (Some(_), None) => None,
+                },
+                ..Limits::default()
+            }),
+        };
+        let records = RecordArgs {
+            pdn: Some(self.pdn),
+            transcript: self.transcript,
+        }
+        .records(None);
+        let player = |name: &str| EnginePlayerOptions {
+            name: name.to_owned(),
+            engine: self.engine.options(),
+            fixed: fixed.clone(),
+            ..EnginePlayerOptions::default()
+        };
+        cmd::demo::Config {
+            games: self.games,
+            // Without a clock of its own the demo still sends one: some programs ignore a
+            // request without it, and the fixed time a move stays far within it.
+            minutes: self.minutes.unwrap_or(5),
+            initiator: player("damx initiator"),
+            follower: player("damx follower"),
+            frame_gap: Duration::from_millis(self.pace),
+            records,
+            show: cmd::show::Options {
+                json: self.json,
+                board_every: Some(self.board as usize),
+                numbered: false,
+            },
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! `damx demo`: a complete, real DXP game between two built-in engines, over TCP on
+//! 127.0.0.1, shown as it is played.
+//!
+//! One engine is the Initiator, the other the Follower that listens on a free port of
+//! 127.0.0.1 ([`damx_session::play_loopback`]): every move goes through the DXP dialogue and
+//! the sockets exactly as against another program. The game is shown from the Initiator's
+//! side: a line a move, the board every `--board N` moves with both clocks, the result, the
+//! whole game's moves, and the PDN file written (by default in `games/`, one file a game).
+//! Each engine searches 0.2 s a move unless `--time`, `--depth` or `--minutes` says
+//! otherwise. Ctrl-C ends the game properly (see [`crate::session`]).
+
+use std::io::Write;
+
+use crossbeam_channel::unbounded;
+use damx_rules::{Color, Position};
+use damx_session::{
+    Command, Control, EnginePlayer, EnginePlayerOptions, Event, GameRecord, InitiatorConfig,
+    LoopbackSide, RecordOptions, SessionConfig, play_loopback,
+};
+
+use crate::error::Error;
+use crate::session::{on_interrupt, session_error, verdict};
+
+use super::show::{Options, Show};
+
+/// What `damx demo` does.
+#[derive(Debug)]
+pub(crate) struct Config {
+    /// How many games (colours alternate).
+    pub(crate) games: u32,
+    /// The clock sent in the GAMEREQ (the engines play by it unless they have fixed limits).
+    pub(crate) minutes: u16,
+    /// The Initiator's engine.
+    pub(crate) initiator: EnginePlayerOptions,
+    /// The Follower's engine.
+    pub(crate) follower: EnginePlayerOptions,
+    /// The least gap between frames.
+    pub(crate) frame_gap: std::time::Duration,
+    /// The Initiator's records (the Follower writes none: one record a game).
+    pub(crate) records: RecordOptions,
+    /// How to show the games.
+    pub(crate) show: Options,
+}
+
+/// Plays and shows the games.
+pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+    if !config.show.json {
+        writeln!(
+            out,
+            "damx demo: {} DXP game{} over TCP on 127.0.0.1, {} against {}, {}",
+            config.games,
+            if config.games == 1 { "" } else { "s" },
+            config.initiator.name,
+            config.follower.name,
+            match &config.initiator.fixed {
+                Some(limits) => match (limits.depth, limits.move_time) {
+                    (Some(depth), _) => format!("{depth} plies deep a move"),
+                    (None, Some(time)) => format!("{} s a move", time.as_secs_f64()),
+                    _ => "no limit".to_owned(),
+                },
+                None => format!("{} min each", config.minutes),
+            }
+        )
+        .map_err(Error::stdout)?;
+    }
+    let mut initiator_config = SessionConfig::initiator(InitiatorConfig::series(
+        config.games,
+        Color::White,
+        config.minutes,
+        0,
+        &[],
+    ));
+    initiator_config.frame_gap = config.frame_gap;
+    initiator_config.records = config.records.clone();
+    initiator_config.records.event = Some("damx demo".to_owned());
+    let mut follower_config = SessionConfig::default();
+    follower_config.frame_gap = config.frame_gap;
+
+    let (initiator_control, initiator_commands) = Control::new();
+    let (follower_control, follower_commands) = Control::new();
+    on_interrupt(move |command| {
+        if command == Command::Abort {
+            follower_control.abort();
+        }
+        initiator_control.send(command);
+    });
+    let (events_tx, events) = unbounded::<Event>();
+    // The Follower's events repeat the Initiator's from the other side: not shown.
+    let (follower_events, _) = unbounded::<Event>();
+    let initiator = LoopbackSide {
+        config: initiator_config,
+        player: Box::new(EnginePlayer::new(config.initiator.clone())),
+        control: initiator_commands,
+        events: events_tx,
+    };
+    let follower = LoopbackSide {
+        config: follower_config,
+        player: Box::new(EnginePlayer::new(config.follower.clone())),
+        control: follower_commands,
+        events: follower_events,
+    };
+
+    let mut show = Show::new(config.show.clone(), false);
+    let mut output: std::io::Result<()> = Ok(());
+    let reports = std::thread::scope(|scope| {
+        let games = scope.spawn(move || play_loopback(initiator, follower, false));
+        for event in events {
+            if output.is_ok() {
+                output = show.event(None, &event, out).and_then(|()| match &event {
+                    Event::GameOver(record) if !config.show.json => {
+                        writeln!(out, "{}", movetext(record))
+                    }
+                    _ => Ok(()),
+                });
+            }
+        }
+        games
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
+    output.map_err(Error::stdout)?;
+    let (initiator, follower) = reports.map_err(session_error)?;
+    verdict([&initiator, &follower])
+}
+
+/// The moves of a game, numbered, in lines of at most 80 characters.
+fn movetext(record: &GameRecord) -> String {
+    let mut position: Position = record.start;
+    let mut words = Vec::with_capacity(record.moves.len() + 1);
+    let mut number = 1;
+    if position.side_to_move() == Color::Black && !record.moves.is_empty() {
+        words.push("1...".to_owned());
+    }
+    for mv in &record.moves {
+        let text = position.move_text(mv);
+        if position.side_to_move() == Color::White {
+            words.push(format!("{number}. {text}"));
+        } else {
+            words.push(text);
+            number += 1;
+        }
+        position = position.play(mv);
+    }
+    words.push(record.result.as_str().to_owned());
+    let mut text = String::from("moves:");
+    let mut line_len = text.len();
+    for word in words {
+        if line_len + 1 + word.len() > 80 {
+            text.push_str("\n      ");
+            line_len = 6;
+        }
+        text.push(' ');
+        text.push_str(&word);
+        line_len += 1 + word.len();
+    }
+    text
+}

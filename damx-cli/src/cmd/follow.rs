@@ -1,0 +1,160 @@
+//! `damx follow`: the built-in engine as a DXP Follower.
+//!
+//! Listening (the default, on 127.0.0.1:27531), it serves up to `--max-connections`
+//! connections at once through [`damx_session::serve`], one session and one engine each;
+//! connecting (`--connect`), it plays one session. `--games N` stops after N games in all: a
+//! connection that plays its N-th game ends it with stop code `1`, and the server stops
+//! listening. Ctrl-C stops every session properly (see [`crate::session`]).
+
+use std::io::Write;
+use std::thread;
+
+use crossbeam_channel::unbounded;
+use damx_session::{
+    Command, Control, EnginePlayer, EnginePlayerOptions, Event, ServerConfig, ServerEvent,
+    SessionConfig, SessionReport, connect, run_session, serve,
+};
+
+use crate::error::Error;
+use crate::log::info;
+use crate::session::{Peer, on_interrupt, session_error, verdict};
+
+use super::show::{Options, Show};
+
+/// How long a connection may take to be made.
+pub(crate) const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// What `damx follow` does.
+#[derive(Debug)]
+pub(crate) struct Config {
+    /// Listen for connections or connect.
+    pub(crate) peer: Peer,
+    /// How many sessions at once when listening.
+    pub(crate) max_connections: usize,
+    /// Stop after this many games in all.
+    pub(crate) games: Option<u32>,
+    /// The engine.
+    pub(crate) player: EnginePlayerOptions,
+    /// Each session's configuration.
+    pub(crate) session: SessionConfig,
+    /// How to show the sessions.
+    pub(crate) show: Options,
+}
+
+/// Plays until the games are done, the peer stops or Ctrl-C.
+pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+    info!(
+        "engine: {} thread(s), {} MiB of hash, {}",
+        config.player.engine.threads,
+        config.player.engine.hash_mb,
+        match &config.player.fixed {
+            Some(limits) => format!("fixed limits {limits:?}"),
+            None => "playing by the game clock".to_owned(),
+        }
+    );
+    match &config.peer {
+        Peer::Listen(address) => {
+            let listener = address.bind()?;
+            let server = ServerConfig {
+                session: config.session.clone(),
+                max_sessions: config.max_connections,
+            };
+            let (control, commands) = unbounded::<Command>();
+            let route = control.clone();
+            on_interrupt(move |command| {
+                let _ = route.send(command);
+            });
+            let (events_tx, events) = unbounded::<ServerEvent>();
+            let options = config.player.clone();
+            let serving = thread::spawn(move || {
+                let players = || -> Box<dyn damx_session::Player> {
+                    Box::new(EnginePlayer::new(options.clone()))
+                };
+                serve(listener, &server, players, commands, events_tx)
+            });
+            let mut show = Show::new(config.show.clone(), config.max_connections > 1);
+            let mut played = 0;
+            let mut output = Ok(());
+            for event in events {
+                match &event {
+                    ServerEvent::Session {
+                        event: Event::GameOver(_),
+                        ..
+                    } => played += 1,
+                    // The session that played the last game ends it with stop code 1 by
+                    // itself; then the server stops (and any other session after its game).
+                    ServerEvent::Ended { .. } if config.games.is_some_and(|n| played >= n) => {
+                        let _ = control.send(Command::Stop);
+                    }
+                    _ => {}
+                }
+                if output.is_ok() {
+                    output = show.server_event(&event, out);
+                    if output.is_err() {
+                        // Nobody reads any more: end the games properly and quit.
+                        let _ = control.send(Command::Stop);
+                    }
+                }
+            }
+            let report = serving
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                .map_err(session_error)?;
+            output.map_err(Error::stdout)?;
+            verdict(report.sessions.iter().map(|(_, report)| report))
+        }
+        Peer::Connect(address) => {
+            let connection = connect(address.to_string(), &config.session, CONNECT_TIMEOUT)
+                .map_err(session_error)?;
+            let player = Box::new(EnginePlayer::new(config.player.clone()));
+            let report = drive(
+                |commands, events| {
+                    run_session(connection, &config.session, player, commands, events)
+                },
+                &config.show,
+                out,
+            )?;
+            verdict([&report])
+        }
+    }
+}
+
+/// Runs one session on its own thread (`session` gets the command and event channels), with
+/// Ctrl-C routed to it, and shows its events until it is over.
+pub(crate) fn drive<F>(
+    session: F,
+    show: &Options,
+    out: &mut dyn Write,
+) -> Result<SessionReport, Error>
+where
+    F: FnOnce(
+            crossbeam_channel::Receiver<Command>,
+            crossbeam_channel::Sender<Event>,
+        ) -> SessionReport
+        + Send,
+{
+    let (control, commands) = Control::new();
+    let route = control.clone();
+    on_interrupt(move |command| {
+        route.send(command);
+    });
+    let (events_tx, events) = unbounded::<Event>();
+    let mut show = Show::new(show.clone(), false);
+    let mut output = Ok(());
+    let report = thread::scope(|scope| {
+        let running = scope.spawn(move || session(commands, events_tx));
+        for event in events {
+            if output.is_ok() {
+                output = show.event(None, &event, out);
+                if output.is_err() {
+                    control.stop();
+                }
+            }
+        }
+        running
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
+    output.map_err(Error::stdout)?;
+    Ok(report)
+}

@@ -1,0 +1,605 @@
+//! How the session commands show a session: one line a move, a board now and then, results,
+//! violations; or every event as a JSON line.
+//!
+//! Text (standard output):
+//!
+//! ```text
+//! connected to 127.0.0.1:50712
+//! game 1: damx (white) - DXP Client (black), 5 min each, no move limit, normal start
+//!   1.   32-28        damx            0.52 s
+//!   1... 19-23        DXP Client      0.31 s
+//! ...
+//! game 1 over: 2-0 (black has no legal move)
+//! saved games/20260112-101500-001-damx-DXP_Client.pdn
+//! session over: the peer stopped
+//! ```
+//!
+//! A server's sessions are told apart by a `[N]` before each line. The board (`--board N`, or
+//! every move at `-v`) shows the position with both players' clocks: the time left with a
+//! clock, the time used without. `-vv` adds every frame in and out.
+//!
+//! JSON (`--json`): one object a line, its `type` one of `listening`, `connected`,
+//! `game_requested`, `game_refused`, `game_started`, `move`, `chat`, `take_back_requested`,
+//! `take_back`, `take_back_refused`, `end_pending`, `violation`, `player_error`, `game_over`,
+//! `record_saved`, `record_failed`, `command_rejected`, `closed`, `refused_connection`,
+//! `session_ended` and (at `-vv`) `frame`; with a `session` number from a server.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use damx_rules::{Color, Piece, Position, Square};
+use damx_session::{
+    BackAccCode, Direction, EndReason, Event, GameInfo, GameRecord, ServerEvent, Side,
+    ViolationAction,
+};
+use serde_json::{Value, json};
+
+use crate::log::{self, Level, note, problem};
+use crate::session::refusal_words;
+
+/// How to show sessions.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Options {
+    /// JSON lines instead of text.
+    pub(crate) json: bool,
+    /// Draw the board after every this many moves (plies).
+    pub(crate) board_every: Option<usize>,
+    /// Draw the board with the square numbers beside it.
+    pub(crate) numbered: bool,
+}
+
+/// What is known of a game being shown.
+struct View {
+    info: GameInfo,
+    /// Time used per colour ([`Color::index`]), measured here between the events.
+    used: [Duration; 2],
+    /// When the last move (or the start) was shown.
+    since: Instant,
+    position: Position,
+}
+
+/// Writes the events of one or more sessions.
+pub(crate) struct Show {
+    options: Options,
+    /// Put `[N]` before each line (a server with several sessions).
+    tagged: bool,
+    games: HashMap<u64, View>,
+}
+
+impl Show {
+    /// A display with these options; `tagged` for a server's sessions.
+    pub(crate) fn new(options: Options, tagged: bool) -> Show {
+        Show {
+            options,
+            tagged,
+            games: HashMap::new(),
+        }
+    }
+
+    /// The address we listen on.
+    pub(crate) fn listening(&mut self, address: SocketAddr, out: &mut dyn Write) -> io::Result<()> {
+        if self.options.json {
+            return self.json(
+                None,
+                json!({"type": "listening", "address": address.to_string()}),
+                out,
+            );
+        }
+        writeln!(out, "listening on {address}")?;
+        out.flush()
+    }
+
+    /// One event of a server.
+    pub(crate) fn server_event(
+        &mut self,
+        event: &ServerEvent,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        match event {
+            ServerEvent::Listening(address) => self.listening(*address, out),
+            ServerEvent::Accepted { .. } => Ok(()),
+            ServerEvent::Refused { peer, running } => {
+                let peer = peer.map(|p| p.to_string()).unwrap_or_default();
+                if self.options.json {
+                    return self.json(
+                        None,
+                        json!({"type": "refused_connection", "peer": peer, "running": running}),
+                        out,
+                    );
+                }
+                note!("refused a connection from {peer}: {running} sessions running");
+                Ok(())
+            }
+            ServerEvent::Session { id, event } => self.event(Some(*id), event, out),
+            ServerEvent::Ended { id, report } => {
+                self.games.remove(id);
+                if self.options.json {
+                    return self.json(
+                        Some(*id),
+                        json!({"type": "session_ended", "games": report.games.len(),
+                               "violations": report.violations,
+                               "reason": report.close_reason.to_string()}),
+                        out,
+                    );
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// One event of session `id` (`None` for the only session).
+    pub(crate) fn event(
+        &mut self,
+        id: Option<u64>,
+        event: &Event,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let key = id.unwrap_or(0);
+        if let Event::GameStarted(info) = event {
+            self.games.insert(
+                key,
+                View {
+                    info: info.clone(),
+                    used: [Duration::ZERO; 2],
+                    since: Instant::now(),
+                    position: info.start,
+                },
+            );
+        }
+        if self.options.json {
+            return match self.event_json(key, event) {
+                Some(value) => self.json(id, value, out),
+                None => Ok(()),
+            };
+        }
+        let text = self.event_text(key, event);
+        if !text.is_empty() {
+            let tag = match (self.tagged, id) {
+                (true, Some(id)) => format!("[{id}] "),
+                _ => String::new(),
+            };
+            for line in text.lines() {
+                writeln!(out, "{tag}{line}")?;
+            }
+            out.flush()?;
+        }
+        Ok(())
+    }
+
+    fn json(&self, id: Option<u64>, mut value: Value, out: &mut dyn Write) -> io::Result<()> {
+        if let (Some(id), Some(object)) = (id, value.as_object_mut()) {
+            object.insert("session".into(), id.into());
+        }
+        serde_json::to_writer(&mut *out, &value)?;
+        writeln!(out)?;
+        out.flush()
+    }
+
+    /// The event as text lines (empty: nothing to show).
+    fn event_text(&mut self, key: u64, event: &Event) -> String {
+        let mut text = String::new();
+        let board_every = self.options.board_every;
+        let numbered = self.options.numbered;
+        match event {
+            Event::Connected { peer } => match peer {
+                Some(peer) => text = format!("connected to {peer}"),
+                None => text = "connected".to_owned(),
+            },
+            Event::Frame { dir, text: frame } => {
+                if log::enabled(Level::Debug) {
+                    let arrow = match dir {
+                        Direction::In => "<",
+                        Direction::Out => ">",
+                    };
+                    text = format!("{arrow} {frame}");
+                }
+            }
+            Event::GameRequested { number, settings } => {
+                if log::enabled(Level::Verbose) {
+                    text = format!(
+                        "asking for game {number}: we play {}, {}, {}",
+                        settings.our_color,
+                        clock_words(settings.minutes),
+                        limit_words(Some(settings.move_limit).filter(|&n| n > 0))
+                    );
+                }
+            }
+            Event::GameRefused {
+                number,
+                by,
+                code,
+                why,
+            } => {
+                text = format!(
+                    "game {number} refused by {}: {}{}",
+                    match by {
+                        Side::Us => "us",
+                        Side::Peer => "the peer",
+                    },
+                    refusal_words(*code),
+                    why.as_ref()
+                        .map(|why| format!(" ({why})"))
+                        .unwrap_or_default()
+                );
+            }
+            Event::GameStarted(info) => {
+                let white = info.name_of(Color::White);
+                let black = info.name_of(Color::Black);
+                let start = if info.start == Position::initial() {
+                    "normal start".to_owned()
+                } else {
+                    format!("start {}", info.start.to_fen())
+                };
+                text = format!(
+                    "game {}: {white} (white) - {black} (black), {}, {}, {start}",
+                    info.number,
+                    clock_words(info.minutes),
+                    limit_words(info.move_limit)
+                );
+                if board_every.is_some() {
+                    let view = &self.games[&key];
+                    text.push('\n');
+                    text.push_str(&board_text(view, numbered));
+                }
+            }
+            Event::MovePlayed(played) => {
+                if let Some(view) = self.games.get_mut(&key) {
+                    let now = Instant::now();
+                    let spent = now - view.since;
+                    view.since = now;
+                    view.used[played.color.index()] += spent;
+                    view.position = played.position;
+                    let number = (played.ply
+                        + usize::from(view.info.start.side_to_move() == Color::Black))
+                    .div_ceil(2);
+                    let dots = if played.color == Color::White {
+                        ".  "
+                    } else {
+                        "..."
+                    };
+                    let name = view.info.name_of(played.color);
+                    text = format!(
+                        "{number:>4}{dots} {:<12} {name:<20} {:>6.2} s",
+                        played.text,
+                        spent.as_secs_f64()
+                    );
+                    if board_every.is_some_and(|every| played.ply % every == 0) {
+                        text.push('\n');
+                        text.push_str(&board_text(view, numbered));
+                    }
+                }
+            }
+            Event::ChatReceived(chat) => text = format!("chat from the peer: {chat}"),
+            Event::ChatSent(chat) => text = format!("chat to the peer: {chat}"),
+            Event::TakeBackRequested {
+                move_number, color, ..
+            } => {
+                text = format!(
+                    "the peer asks to take back to move {move_number} with {color} to move"
+                );
+            }
+            Event::TakeBackDone {
+                requested_by,
+                ply,
+                position,
+                ..
+            } => {
+                text = format!(
+                    "take-back asked by {requested_by}: back to ply {ply}, {} to move",
+                    position.side_to_move()
+                );
+                if let Some(view) = self.games.get_mut(&key) {
+                    view.position = *position;
+                    view.since = Instant::now();
+                    if board_every.is_some() {
+                        text.push('\n');
+                        text.push_str(&board_text(view, numbered));
+                    }
+                }
+            }
+            Event::TakeBackRefused {
+                requested_by, code, ..
+            } => {
+                text = format!(
+                    "take-back asked by {requested_by} refused: {}",
+                    backacc_words(*code)
+                );
+            }
+            Event::EndPending { reason, stop } => {
+                text = format!(
+                    "the game ends on our turn ({}{})",
+                    reason_words(*reason),
+                    if *stop { ", then we stop" } else { "" }
+                );
+            }
+            Event::Violation(violation) => {
+                text = format!(
+                    "violation: {violation} ({})",
+                    action_words(violation.action)
+                );
+            }
+            Event::PlayerError(error) => text = format!("our player failed: {error}"),
+            Event::GameOver(record) => {
+                text = format!(
+                    "game {} over: {} ({})",
+                    record.number, record.result, record.termination
+                );
+                if let Some(view) = self.games.get(&key)
+                    && board_every.is_some()
+                {
+                    text.push('\n');
+                    text.push_str(&board_text(view, numbered));
+                }
+            }
+            Event::RecordSaved { path, .. } => text = format!("saved {}", path.display()),
+            Event::RecordFailed { number, error } => {
+                problem!("game {number} could not be saved: {error}");
+            }
+            Event::CommandRejected { command, why } => note!("cannot {command}: {why}"),
+            Event::Closed(reason) => text = format!("session over: {reason}"),
+            _ => {}
+        }
+        text
+    }
+
+    /// The event as a JSON object (`None`: nothing to show).
+    fn event_json(&mut self, key: u64, event: &Event) -> Option<Value> {
+        Some(match event {
+            Event::Connected { peer } => {
+                json!({"type": "connected", "peer": peer.map(|p| p.to_string())})
+            }
+            Event::Frame { dir, text } => {
+                if !log::enabled(Level::Debug) {
+                    return None;
+                }
+                json!({"type": "frame", "dir": dir.as_str(), "raw": text})
+            }
+            Event::GameRequested { number, settings } => json!({
+                "type": "game_requested", "game": number,
+                "our_color": settings.our_color.to_string(), "minutes": settings.minutes,
+                "move_limit": settings.move_limit,
+                "fen": settings.start.map(|p| p.to_fen()),
+            }),
+            Event::GameRefused {
+                number,
+                by,
+                code,
+                why,
+            } => json!({
+                "type": "game_refused", "game": number, "by": side_word(*by),
+                "code": serde_json::to_value(code).unwrap_or(Value::Null), "why": why,
+            }),
+            Event::GameStarted(info) => json!({
+                "type": "game_started", "game": info.number, "role": info.role.to_string(),
+                "white": info.name_of(Color::White), "black": info.name_of(Color::Black),
+                "our_color": info.our_color.to_string(), "minutes": info.minutes,
+                "move_limit": info.move_limit, "fen": info.start.to_fen(),
+            }),
+            Event::MovePlayed(played) => {
+                if let Some(view) = self.games.get_mut(&key) {
+                    view.position = played.position;
+                }
+                json!({
+                    "type": "move", "game": played.number, "ply": played.ply,
+                    "by": side_word(played.by), "color": played.color.to_string(),
+                    "move": played.text, "seconds": played.seconds,
+                    "fen": played.position.to_fen(),
+                })
+            }
+            Event::ChatReceived(text) => json!({"type": "chat", "dir": "in", "text": text}),
+            Event::ChatSent(text) => json!({"type": "chat", "dir": "out", "text": text}),
+            Event::TakeBackRequested {
+                number,
+                ply,
+                move_number,
+                color,
+            } => json!({
+                "type": "take_back_requested", "game": number, "ply": ply,
+                "move_number": move_number, "color": color.to_string(),
+            }),
+            Event::TakeBackDone {
+                number,
+                requested_by,
+                ply,
+                position,
+            } => json!({
+                "type": "take_back", "game": number, "by": side_word(*requested_by),
+                "ply": ply, "fen": position.to_fen(),
+            }),
+            Event::TakeBackRefused {
+                number,
+                requested_by,
+                code,
+            } => json!({
+                "type": "take_back_refused", "game": number, "by": side_word(*requested_by),
+                "code": serde_json::to_value(code).unwrap_or(Value::Null),
+            }),
+            Event::EndPending { reason, stop } => json!({
+                "type": "end_pending",
+                "reason": serde_json::to_value(reason).unwrap_or(Value::Null), "stop": stop,
+            }),
+            Event::Violation(violation) => json!({
+                "type": "violation", "what": violation.what,
+                "raw": violation.raw.as_ref().map(|raw| raw.to_string()),
+                "told": violation.told, "action": action_words(violation.action),
+            }),
+            Event::PlayerError(error) => json!({"type": "player_error", "error": error}),
+            Event::GameOver(record) => game_over_json(record),
+            Event::RecordSaved { number, path } => {
+                json!({"type": "record_saved", "game": number, "path": path.display().to_string()})
+            }
+            Event::RecordFailed { number, error } => {
+                json!({"type": "record_failed", "game": number, "error": error})
+            }
+            Event::CommandRejected { command, why } => {
+                json!({"type": "command_rejected", "command": command, "why": why})
+            }
+            Event::Closed(reason) => json!({"type": "closed", "reason": reason.to_string()}),
+            _ => return None,
+        })
+    }
+}
+
+/// A finished game as JSON.
+fn game_over_json(record: &GameRecord) -> Value {
+    let mut position = record.start;
+    let mut moves = Vec::with_capacity(record.moves.len());
+    for mv in &record.moves {
+        moves.push(position.move_text(mv));
+        position = position.play(mv);
+    }
+    json!({
+        "type": "game_over", "game": record.number, "white": record.white,
+        "black": record.black, "result": record.result.as_str(),
+        "termination": record.termination.to_string(), "moves": moves,
+    })
+}
+
+fn side_word(side: Side) -> &'static str {
+    match side {
+        Side::Us => "us",
+        Side::Peer => "peer",
+    }
+}
+
+fn action_words(action: ViolationAction) -> &'static str {
+    match action {
+        ViolationAction::Ignored => "ignored",
+        ViolationAction::Answered => "answered",
+        ViolationAction::EndedGame => "game ended",
+        ViolationAction::Closed => "connection closed",
+    }
+}
+
+fn backacc_words(code: BackAccCode) -> &'static str {
+    match code {
+        BackAccCode::Accepted => "accepted",
+        BackAccCode::NotSupported => "take-back not supported",
+        BackAccCode::Declined => "declined",
+    }
+}
+
+/// A GAMEEND reason in words.
+pub(crate) fn reason_words(reason: EndReason) -> &'static str {
+    match reason {
+        EndReason::NoReason => "no reason given",
+        EndReason::GiveUp => "giving up",
+        EndReason::Draw => "claiming a draw",
+        EndReason::Win => "claiming a win",
+    }
+}
+
+fn clock_words(minutes: u16) -> String {
+    match minutes {
+        0 => "no clock".to_owned(),
+        m => format!("{m} min each"),
+    }
+}
+
+fn limit_words(limit: Option<u16>) -> String {
+    match limit {
+        None => "no move limit".to_owned(),
+        Some(n) => format!("{n} moves"),
+    }
+}
+
+/// `m:ss.s`.
+fn clock_text(duration: Duration) -> String {
+    let tenths = duration.as_millis() / 100;
+    format!("{}:{:02}.{}", tenths / 600, tenths / 10 % 60, tenths % 10)
+}
+
+/// The board of a game with the players and their clocks.
+fn board_text(view: &View, numbered: bool) -> String {
+    let mut text = board(&view.position, numbered);
+    let time = view.info.time_per_player();
+    for color in [Color::White, Color::Black] {
+        let used = view.used[color.index()];
+        let clock = match time {
+            Some(total) => format!("{} left", clock_text(total.saturating_sub(used))),
+            None => format!("{} used", clock_text(used)),
+        };
+        let _ = writeln!(
+            text,
+            "  {color:<5}  {:<20} {clock}",
+            view.info.name_of(color)
+        );
+    }
+    let _ = write!(text, "  {} to move", view.position.side_to_move());
+    text
+}
+
+/// A board for people, White at the bottom: `w`/`b` men, `W`/`B` kings, `.` an empty dark
+/// square; the square numbers of each row at the side, or (`numbered`) a second board with
+/// every square's number.
+pub(crate) fn board(position: &Position, numbered: bool) -> String {
+    let mut text = String::new();
+    for row in 0..10u8 {
+        let mut line = String::from("  ");
+        let mut numbers = String::from("     ");
+        for column in 0..10u8 {
+            if (row + column) % 2 == 0 {
+                line.push_str("  ");
+                numbers.push_str("   ");
+                continue;
+            }
+            let number = row * 5 + column / 2 + 1;
+            let symbol = match Square::new(number).and_then(|s| position.piece_at(s)) {
+                None => '.',
+                Some((Color::White, Piece::Man)) => 'w',
+                Some((Color::White, Piece::King)) => 'W',
+                Some((Color::Black, Piece::Man)) => 'b',
+                Some((Color::Black, Piece::King)) => 'B',
+            };
+            line.push(' ');
+            line.push(symbol);
+            let _ = write!(numbers, "{number:>3}");
+        }
+        if numbered {
+            let _ = writeln!(text, "{line}{numbers}");
+        } else {
+            let _ = writeln!(text, "{line}     {:>2}-{:<2}", row * 5 + 1, row * 5 + 5);
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The board has ten rows, the pieces where the position has them, and the numbers.
+    #[test]
+    fn boards_show_pieces_and_numbers() {
+        let text = board(&Position::initial(), false);
+        let rows: Vec<&str> = text.lines().collect();
+        assert_eq!(rows.len(), 10);
+        assert_eq!(rows[0].matches('b').count(), 5);
+        assert_eq!(rows[4].matches('.').count(), 5);
+        assert!(rows[9].ends_with("46-50"), "{text}");
+        let numbered = board(&Position::initial(), true);
+        assert!(
+            numbered
+                .lines()
+                .next()
+                .unwrap()
+                .trim_end()
+                .ends_with("1  2  3  4  5")
+        );
+        assert!(
+            numbered.lines().last().unwrap().contains(" 46"),
+            "{numbered}"
+        );
+    }
+
+    /// Clocks read as minutes, seconds and tenths.
+    #[test]
+    fn clocks_read_as_minutes_and_seconds() {
+        assert_eq!(clock_text(Duration::from_millis(61_250)), "1:01.2");
+        assert_eq!(clock_text(Duration::ZERO), "0:00.0");
+    }
+}
