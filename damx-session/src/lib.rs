@@ -103,6 +103,7 @@ pub mod event;
 pub mod machine;
 pub mod player;
 pub mod record;
+pub mod referee;
 pub mod server;
 
 pub use config::{

@@ -1,0 +1,852 @@
+//! One refereed game as a state machine without I/O: what the two programs send (and the
+//! clock) in, messages to send (and connections to close) out. The decisions are listed in
+//! the [module documentation](super).
+
+use std::time::{Duration, Instant};
+
+use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
+use damx_wire::{
+    AcceptCode, BackAcc, BackAccCode, EndReason, FrameErrorKind, GameEnd, GameReq, Message,
+    Minutes, MoveLimit, ProtocolVersion, StopCode, StreamError,
+};
+
+use super::{
+    ClaimPolicy, DEFAULT_MOVE_TIMEOUT, GameSetup, Judge, Reason, RefereeConfig, RefereeEvent,
+    Verdict, win,
+};
+use crate::convert::{color_to_wire, match_move, move_to_wire, start_to_wire};
+use crate::driver::dxp_name;
+use crate::machine::Incoming;
+
+/// One input of the referee.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RefereeInput {
+    /// A message or a bad frame from the program playing this colour.
+    Peer(Color, Incoming),
+    /// The connection of this colour's program ended.
+    Lost {
+        /// Its colour.
+        side: Color,
+        /// `Some(status)` when its process is known to have exited.
+        crashed: Option<String>,
+    },
+    /// Time passed: check the deadlines.
+    Tick,
+    /// End the game now (result `*`) and tell both programs to stop.
+    Abort,
+}
+
+/// One thing for the driver to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RefereeOutput {
+    /// Send this message to this colour's program.
+    Send(Color, Message),
+    /// Close this colour's connection (after sending what was queued); the program is not to
+    /// be used again.
+    Close(Color),
+    /// Report this.
+    Event(RefereeEvent),
+}
+
+/// Everything about a refereed game once it is over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameReport {
+    /// The setup it was played with.
+    pub setup: GameSetup,
+    /// The decision.
+    pub verdict: Verdict,
+    /// The moves played (the last one may not have been relayed: see the module docs).
+    pub moves: Vec<Move>,
+    /// The referee's measure of each move, in milliseconds.
+    pub millis: Vec<u64>,
+    /// Each program's total thinking time ([`Color::index`] order).
+    pub used: [Duration; 2],
+    /// The names the programs gave in their GAMEACC.
+    pub dxp_names: [Option<String>; 2],
+    /// Whether each program's connection can play another game (no stop code `1`, not lost,
+    /// not closed by the referee).
+    pub keep: [bool; 2],
+}
+
+impl GameReport {
+    /// The report of a game that could not start because `missing` programs could not be
+    /// started or reached: each of them forfeits (both: a double forfeit).
+    pub fn not_started(setup: GameSetup, missing: &[Color], detail: &str) -> GameReport {
+        let verdict = match missing {
+            [color] => Verdict::forfeit(*color, Reason::NoStart, detail),
+            _ => Verdict {
+                result: GameResult::Unfinished,
+                reason: Reason::DoubleForfeit,
+                detail: detail.to_owned(),
+                disqualified: vec![Color::White, Color::Black],
+            },
+        };
+        GameReport {
+            setup,
+            verdict,
+            moves: Vec::new(),
+            millis: Vec::new(),
+            used: [Duration::ZERO; 2],
+            dxp_names: [None, None],
+            keep: [false, false],
+        }
+    }
+}
+
+/// Where the referee stands with one program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Not asked yet.
+    Idle,
+    /// GAMEREQ sent, GAMEACC due.
+    AwaitAcc,
+    /// In the game.
+    InGame,
+    /// The game is decided; the program is thinking, and gets its GAMEEND after its move.
+    OweEnd,
+    /// Our GAMEEND is out; its acknowledgement is due.
+    AwaitAck,
+    /// Done with this game; the connection stays.
+    Finished,
+    /// Done, and the connection is gone or closed.
+    Closed,
+}
+
+#[derive(Clone, Debug)]
+struct Seat {
+    phase: Phase,
+    /// The referee waits for this program's MOVE (it has the opponent's last move, or the
+    /// start with itself to move).
+    to_move: bool,
+    /// When the current wait ends.
+    deadline: Option<Instant>,
+    dxp_name: Option<String>,
+    /// A stop code `1` was exchanged: close after the handshake.
+    stop: bool,
+}
+
+impl Seat {
+    fn new() -> Seat {
+        Seat {
+            phase: Phase::Idle,
+            to_move: false,
+            deadline: None,
+            dxp_name: None,
+            stop: false,
+        }
+    }
+
+    fn done(&self) -> bool {
+        matches!(self.phase, Phase::Finished | Phase::Closed)
+    }
+}
+
+/// The referee of one game. See the [module documentation](super).
+#[derive(Debug)]
+pub struct RefereeMachine {
+    setup: GameSetup,
+    config: RefereeConfig,
+    judge: Judge,
+    game: Game,
+    seats: [Seat; 2],
+    used: [Duration; 2],
+    millis: Vec<u64>,
+    turn_since: Instant,
+    verdict: Option<Verdict>,
+    aborting: bool,
+}
+
+impl RefereeMachine {
+    /// A referee for `setup` under `config`. Call [`RefereeMachine::start`] next.
+    pub fn new(setup: GameSetup, config: RefereeConfig, now: Instant) -> RefereeMachine {
+        RefereeMachine {
+            game: Game::new(setup.start_position()),
+            judge: Judge::new(config.adjudication.method),
+            setup,
+            config,
+            seats: [Seat::new(), Seat::new()],
+            used: [Duration::ZERO; 2],
+            millis: Vec::new(),
+            turn_since: now,
+            verdict: None,
+            aborting: false,
+        }
+    }
+
+    /// Sends the first GAMEREQ: to the program that does not move first.
+    pub fn start(&mut self, now: Instant) -> Vec<RefereeOutput> {
+        let mut out = Vec::new();
+        if self.seats.iter().all(|seat| seat.phase == Phase::Idle) {
+            let second = !self.mover();
+            self.request(second, now, &mut out);
+        }
+        out
+    }
+
+    /// Handles one input at time `now`; returns what to do, in order.
+    pub fn handle(&mut self, now: Instant, input: RefereeInput) -> Vec<RefereeOutput> {
+        let mut out = Vec::new();
+        match input {
+            RefereeInput::Peer(color, Incoming::Message(message)) => {
+                self.on_message(color, message, now, &mut out);
+            }
+            RefereeInput::Peer(color, Incoming::Bad(error)) => {
+                self.on_bad_frame(color, &error, now, &mut out);
+            }
+            RefereeInput::Peer(side, Incoming::Closed | Incoming::Failed(_)) => {
+                self.on_lost(side, None, now, &mut out);
+            }
+            RefereeInput::Lost { side, crashed } => self.on_lost(side, crashed, now, &mut out),
+            RefereeInput::Tick => self.on_tick(now, &mut out),
+            RefereeInput::Abort => {
+                self.aborting = true;
+                let verdict = Verdict {
+                    result: GameResult::Unfinished,
+                    reason: Reason::Aborted,
+                    detail: "the referee was stopped".to_owned(),
+                    disqualified: Vec::new(),
+                };
+                self.decide(verdict, now, &mut out);
+            }
+        }
+        out
+    }
+
+    /// When the next [`RefereeInput::Tick`] is due.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.seats.iter().filter_map(|seat| seat.deadline).min()
+    }
+
+    /// Whether the game and both handshakes are over.
+    pub fn is_done(&self) -> bool {
+        self.verdict.is_some() && self.seats.iter().all(Seat::done)
+    }
+
+    /// The game so far.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The verdict, once the game is decided.
+    pub fn verdict(&self) -> Option<&Verdict> {
+        self.verdict.as_ref()
+    }
+
+    /// The report; a game not decided yet is reported as aborted.
+    pub fn into_report(self) -> GameReport {
+        let keep = self.seats.clone().map(|seat| seat.phase == Phase::Finished);
+        GameReport {
+            verdict: self.verdict.unwrap_or(Verdict {
+                result: GameResult::Unfinished,
+                reason: Reason::Aborted,
+                detail: "the game was not finished".to_owned(),
+                disqualified: Vec::new(),
+            }),
+            moves: self.game.moves().to_vec(),
+            millis: self.millis,
+            used: self.used,
+            dxp_names: self.seats.map(|seat| seat.dxp_name),
+            keep,
+            setup: self.setup,
+        }
+    }
+
+    fn mover(&self) -> Color {
+        self.game.start().side_to_move()
+    }
+
+    fn seat(&mut self, color: Color) -> &mut Seat {
+        &mut self.seats[color.index()]
+    }
+
+    // ---- requests ------------------------------------------------------------------------
+
+    fn request(&mut self, color: Color, now: Instant, out: &mut Vec<RefereeOutput>) {
+        let opponent = &self.setup.names[(!color).index()];
+        let request = GameReq {
+            version: ProtocolVersion::V1,
+            initiator: dxp_name(opponent),
+            follower_color: color_to_wire(color),
+            minutes: Minutes::new(self.config.minutes).unwrap_or(Minutes::MAX),
+            move_limit: MoveLimit::new(self.config.move_limit).unwrap_or(MoveLimit::MAX),
+            start: start_to_wire(self.setup.start.as_ref()),
+        };
+        out.push(RefereeOutput::Send(color, request.into()));
+        let deadline = now + self.config.reply_timeout;
+        let seat = self.seat(color);
+        seat.phase = Phase::AwaitAcc;
+        seat.deadline = Some(deadline);
+    }
+
+    fn on_accept(
+        &mut self,
+        color: Color,
+        code: AcceptCode,
+        name: String,
+        now: Instant,
+        out: &mut Vec<RefereeOutput>,
+    ) {
+        event(
+            out,
+            RefereeEvent::Identified {
+                color,
+                name: name.clone(),
+            },
+        );
+        let seat = self.seat(color);
+        seat.dxp_name = Some(name);
+        seat.deadline = None;
+        if code != AcceptCode::Accepted {
+            let (meaning, keep) = match code {
+                AcceptCode::VersionNotSupported => ("protocol version not supported", false),
+                AcceptCode::GameNotAcceptable => ("game not acceptable", true),
+                AcceptCode::NoGames => ("no games at all", false),
+                AcceptCode::Accepted => ("accepted", true),
+            };
+            let digit = char::from(code.digit());
+            self.seat(color).phase = if keep { Phase::Finished } else { Phase::Closed };
+            if !keep {
+                out.push(RefereeOutput::Close(color));
+            }
+            let detail = format!("GAMEACC code {digit}: {meaning}");
+            self.forfeit(color, Reason::Refused, detail, now, out);
+            return;
+        }
+        self.seat(color).phase = Phase::InGame;
+        if color != self.mover() {
+            let mover = self.mover();
+            self.request(mover, now, out);
+        } else {
+            // Both have accepted: the first mover's clock starts.
+            self.await_move(color, now);
+        }
+    }
+
+    // ---- messages ------------------------------------------------------------------------
+
+    fn on_message(
+        &mut self,
+        color: Color,
+        message: Message,
+        now: Instant,
+        out: &mut Vec<RefereeOutput>,
+    ) {
+        if let Message::Chat(chat) = &message {
+            let text = chat.text().to_owned();
+            event(out, RefereeEvent::Chat { color, text });
+            return;
+        }
+        let phase = self.seats[color.index()].phase;
+        match (phase, message) {
+            (Phase::AwaitAcc, Message::GameAcc(acc)) => {
+                let name = acc.follower.trimmed().to_owned();
+                self.on_accept(color, acc.code, name, now, out);
+            }
+            (Phase::InGame, Message::Move(received)) => self.on_move(color, received, now, out),
+            (Phase::InGame, Message::GameEnd(end)) => self.on_claim(color, end, now, out),
+            (Phase::InGame, Message::BackReq(_)) => {
+                out.push(RefereeOutput::Send(
+                    color,
+                    BackAcc {
+                        code: BackAccCode::NotSupported,
+                    }
+                    .into(),
+                ));
+                note(out, color, "asked for a take-back (answered K1)");
+            }
+            (Phase::InGame, message @ (Message::GameReq(_) | Message::GameAcc(_))) => {
+                let detail = format!("{} during the game: {message}", message.kind());
+                self.forfeit(color, Reason::ProtocolError, detail, now, out);
+            }
+            (Phase::OweEnd, Message::Move(_)) => {
+                note(out, color, "moved after the game was decided (not relayed)");
+                self.send_end(color, now, out);
+            }
+            (Phase::OweEnd, Message::GameEnd(end)) => self.acknowledge(color, end, out),
+            (Phase::AwaitAck, Message::GameEnd(end)) => {
+                let seat = self.seat(color);
+                seat.stop |= end.stop == StopCode::Stop;
+                self.finish_seat(color, out);
+            }
+            (_, message) => {
+                let what = format!("{} ignored: {message}", message.kind());
+                note(out, color, &what);
+            }
+        }
+    }
+
+    fn on_bad_frame(
+        &mut self,
+        color: Color,
+        error: &StreamError,
+        now: Instant,
+        out: &mut Vec<RefereeOutput>,
+    ) {
+        let raw = error.raw().to_string();
+        let harmless = matches!(
+            error,
+            StreamError::Frame(frame)
+                if matches!(frame.kind(), FrameErrorKind::Empty | FrameErrorKind::Truncated)
+        ) || raw.starts_with('C');
+        if harmless || self.seats[color.index()].phase != Phase::InGame {
+            note(
+                out,
+                color,
+                &format!("unreadable frame ignored: {raw} ({error})"),
+            );
+            return;
+        }
+        let detail = format!("unreadable frame {raw} ({error})");
+        self.forfeit(color, Reason::ProtocolError, detail, now, out);
+    }
+
+    fn on_move(
+        &mut self,
+        color: Color,
+        received: damx_wire::Move,
+        now: Instant,
+        out: &mut Vec<RefereeOutput>,
+    ) {
+        let text = Message::Move(received).to_string();
+        if !self.seats[color.index()].to_move {
+            self.forfeit(
+                color,
+                Reason::OutOfTurn,
+                format!("{text} out of turn"),
+                now,
+                out,
+            );
+            return;
+        }
+        let mv = match match_move(self.game.position(), &received) {
+            Ok(mv) => mv,
+            Err(error) => {
+                self.forfeit(
+                    color,
+                    Reason::IllegalMove,
+                    format!("{text}: {error}"),
+                    now,
+                    out,
+                );
+                return;
+            }
+        };
+        let spent = self.charge(color, now);
+        if let Some(budget) = self.config.budget()
+            && self.config.time_loss
+            && self.used[color.index()] > budget + self.config.time_margin
+        {
+            let detail = self.time_detail(color, budget);
+            self.forfeit(color, Reason::Time, detail, now, out);
+            return;
+        }
+        let notation = self.game.position().move_text(&mv);
+        self.game.play(mv);
+        let millis = spent.as_millis().min(u128::from(u64::MAX)) as u64;
+        self.millis.push(millis);
+        event(
+            out,
+            RefereeEvent::Moved {
+                ply: self.game.ply(),
+                color,
+                text: notation,
+                millis,
+            },
+        );
+        if let Some(outcome) = self.game.outcome() {
+            let verdict = rules_verdict(outcome, self.game.position());
+            self.decide(verdict, now, out);
+        } else if self
+            .config
+            .adjudication
+            .max_moves
+            .is_some_and(|cap| self.game.ply() >= 2 * usize::from(cap))
+        {
+            let cap = self.config.adjudication.max_moves.unwrap_or_default();
+            let (result, how) = self.judge.judge(&self.game);
+            let verdict = Verdict {
+                result,
+                reason: Reason::MoveCap,
+                detail: format!("{cap} moves each; {how}"),
+                disqualified: Vec::new(),
+            };
+            self.decide(verdict, now, out);
+        } else {
+            out.push(RefereeOutput::Send(!color, move_to_wire(&mv, spent).into()));
+            self.await_move(!color, now);
+        }
+    }
+
+    /// A program's GAMEEND during the game: acknowledged at once, read as a claim.
+    fn on_claim(&mut self, color: Color, end: GameEnd, now: Instant, out: &mut Vec<RefereeOutput>) {
+        if self.seats[color.index()].to_move {
+            self.charge(color, now);
+        } else {
+            note(out, color, "sent GAMEEND out of turn (honoured)");
+        }
+        if end.reason != EndReason::GiveUp
+            && let Some(outcome) = self.game.outcome()
+        {
+            self.acknowledge(color, end, out);
+            let verdict = rules_verdict(outcome, self.game.position());
+            self.decide(verdict, now, out);
+            return;
+        }
+        let (reason, claim) = match end.reason {
+            EndReason::GiveUp => (Reason::Resigned, "gave up"),
+            EndReason::Draw => (Reason::DrawClaim, "claimed a draw"),
+            EndReason::Win => (Reason::WinClaim, "claimed a win"),
+            EndReason::NoReason => (Reason::Ended, "ended the game without a reason"),
+        };
+        let verdict = match (end.reason, self.config.claims) {
+            (EndReason::GiveUp, _) => Verdict {
+                result: win(!color),
+                reason,
+                detail: format!("{color} {claim}"),
+                disqualified: Vec::new(),
+            },
+            (EndReason::Draw, ClaimPolicy::Trust) => Verdict {
+                result: GameResult::Draw,
+                reason,
+                detail: format!("{color} {claim}"),
+                disqualified: Vec::new(),
+            },
+            (EndReason::Win, ClaimPolicy::Trust) => Verdict {
+                result: win(color),
+                reason,
+                detail: format!("{color} {claim}"),
+                disqualified: Vec::new(),
+            },
+            (_, ClaimPolicy::Strict) => {
+                Verdict::forfeit(color, Reason::FalseClaim, format!("{color} {claim}"))
+            }
+            _ => {
+                let (result, how) = self.judge.judge(&self.game);
+                Verdict {
+                    result,
+                    reason,
+                    detail: format!("{color} {claim}; {how}"),
+                    disqualified: Vec::new(),
+                }
+            }
+        };
+        self.acknowledge(color, end, out);
+        if verdict.disqualified.is_empty() {
+            self.decide(verdict, now, out);
+        } else {
+            self.disqualify(verdict, now, out);
+        }
+    }
+
+    // ---- time ----------------------------------------------------------------------------
+
+    fn on_tick(&mut self, now: Instant, out: &mut Vec<RefereeOutput>) {
+        for color in [Color::White, Color::Black] {
+            let seat = &self.seats[color.index()];
+            if seat.deadline.is_none_or(|due| now < due) {
+                continue;
+            }
+            let reply = self.config.reply_timeout.as_secs_f64();
+            match seat.phase {
+                Phase::AwaitAcc => {
+                    self.close_seat(color, out);
+                    let detail = format!("no GAMEACC within {reply} s");
+                    self.forfeit(color, Reason::Silent, detail, now, out);
+                }
+                Phase::InGame => {
+                    let waited = now.saturating_duration_since(self.turn_since);
+                    self.charge(color, now);
+                    let (reason, detail) = match self.config.budget() {
+                        Some(budget)
+                            if self.config.time_loss
+                                && self.used[color.index()] > budget + self.config.time_margin =>
+                        {
+                            (Reason::Time, self.time_detail(color, budget))
+                        }
+                        _ => (
+                            Reason::Silent,
+                            format!("no move within {:.1} s", waited.as_secs_f64()),
+                        ),
+                    };
+                    let end = GameEnd {
+                        reason: EndReason::NoReason,
+                        stop: StopCode::Stop,
+                    };
+                    out.push(RefereeOutput::Send(color, end.into()));
+                    self.close_seat(color, out);
+                    self.forfeit(color, reason, detail, now, out);
+                }
+                Phase::OweEnd => {
+                    note(out, color, "no move after the game was decided");
+                    self.send_end(color, now, out);
+                }
+                Phase::AwaitAck => {
+                    let what = format!("no GAMEEND acknowledgement within {reply} s");
+                    note(out, color, &what);
+                    self.finish_seat(color, out);
+                }
+                Phase::Idle | Phase::Finished | Phase::Closed => {
+                    self.seat(color).deadline = None;
+                }
+            }
+        }
+    }
+
+    /// Charges the time since the turn started to `color`; returns it.
+    fn charge(&mut self, color: Color, now: Instant) -> Duration {
+        let spent = now.saturating_duration_since(self.turn_since);
+        self.used[color.index()] += spent;
+        self.turn_since = now;
+        let seat = self.seat(color);
+        seat.to_move = false;
+        seat.deadline = None;
+        spent
+    }
+
+    fn time_detail(&self, color: Color, budget: Duration) -> String {
+        format!(
+            "used {:.1} s of {} s",
+            self.used[color.index()].as_secs_f64(),
+            budget.as_secs()
+        )
+    }
+
+    /// `color` is to move from `now`: its clock runs and its deadline is set.
+    fn await_move(&mut self, color: Color, now: Instant) {
+        self.turn_since = now;
+        let config = &self.config;
+        let left = config
+            .budget()
+            .map(|budget| budget.saturating_sub(self.used[color.index()]));
+        let limit = match left {
+            Some(left) if config.time_loss => left + config.time_margin,
+            Some(left) => left + config.silence_margin,
+            None => config.move_timeout.unwrap_or(DEFAULT_MOVE_TIMEOUT),
+        };
+        let limit = config.move_timeout.map_or(limit, |hard| hard.min(limit));
+        let seat = self.seat(color);
+        seat.to_move = true;
+        seat.deadline = Some(now + limit);
+    }
+
+    // ---- ending --------------------------------------------------------------------------
+
+    fn on_lost(
+        &mut self,
+        side: Color,
+        crashed: Option<String>,
+        now: Instant,
+        out: &mut Vec<RefereeOutput>,
+    ) {
+        let seat = self.seat(side);
+        if seat.phase == Phase::Closed {
+            return;
+        }
+        let was_done = seat.done();
+        seat.phase = Phase::Closed;
+        seat.deadline = None;
+        if self.verdict.is_some() {
+            if !was_done {
+                note(out, side, "connection ended before the GAMEEND handshake");
+            }
+            return;
+        }
+        let (reason, detail) = match crashed {
+            Some(status) => (Reason::Crash, format!("the program exited ({status})")),
+            None => (Reason::ConnectionLost, "the connection ended".to_owned()),
+        };
+        self.forfeit(side, reason, detail, now, out);
+    }
+
+    fn forfeit(
+        &mut self,
+        color: Color,
+        reason: Reason,
+        detail: String,
+        now: Instant,
+        out: &mut Vec<RefereeOutput>,
+    ) {
+        self.disqualify(Verdict::forfeit(color, reason, detail), now, out);
+    }
+
+    fn disqualify(&mut self, verdict: Verdict, now: Instant, out: &mut Vec<RefereeOutput>) {
+        if self.verdict.is_some() {
+            // The game is decided already: a second offence changes nothing but is noted.
+            for &color in &verdict.disqualified {
+                let what = format!(
+                    "{} after the game was decided: {}",
+                    verdict.reason, verdict.detail
+                );
+                note(out, color, &what);
+            }
+            return;
+        }
+        let offenders = verdict.disqualified.clone();
+        for &color in &offenders {
+            event(
+                out,
+                RefereeEvent::Disqualified {
+                    color,
+                    reason: verdict.reason,
+                    detail: verdict.detail.clone(),
+                },
+            );
+        }
+        self.verdict = Some(verdict);
+        // An offender gets its GAMEEND at once, whatever it was doing.
+        for color in offenders {
+            if self.seats[color.index()].phase == Phase::InGame {
+                self.send_end(color, now, out);
+            }
+        }
+        self.settle(now, out);
+    }
+
+    /// The game is decided: each program still in it gets its GAMEEND on the referee's turn.
+    fn decide(&mut self, verdict: Verdict, now: Instant, out: &mut Vec<RefereeOutput>) {
+        if self.verdict.is_none() {
+            self.verdict = Some(verdict);
+            self.settle(now, out);
+        }
+    }
+
+    /// Each program still in the decided game gets its GAMEEND on the referee's turn.
+    fn settle(&mut self, now: Instant, out: &mut Vec<RefereeOutput>) {
+        for color in [Color::White, Color::Black] {
+            let seat = &self.seats[color.index()];
+            match seat.phase {
+                Phase::Idle => self.seat(color).phase = Phase::Finished,
+                // Not in the game yet, and an answer may still come: start afresh next time.
+                Phase::AwaitAcc => self.close_seat(color, out),
+                Phase::InGame if seat.to_move => {
+                    let cap = now + self.config.reply_timeout;
+                    let seat = self.seat(color);
+                    seat.phase = Phase::OweEnd;
+                    seat.deadline = Some(seat.deadline.map_or(cap, |due| due.min(cap)));
+                }
+                Phase::InGame => self.send_end(color, now, out),
+                Phase::OweEnd | Phase::AwaitAck | Phase::Finished | Phase::Closed => {}
+            }
+        }
+    }
+
+    /// Our GAMEEND to `color`, with an informative reason and the stop code.
+    fn send_end(&mut self, color: Color, now: Instant, out: &mut Vec<RefereeOutput>) {
+        let result = self.verdict.as_ref().map(|v| v.result);
+        let reason = match result {
+            Some(GameResult::Draw) => EndReason::Draw,
+            Some(result) if result == win(color) => EndReason::GiveUp,
+            Some(result) if result == win(!color) => EndReason::Win,
+            _ => EndReason::NoReason,
+        };
+        let stop = self.our_stop(color);
+        out.push(RefereeOutput::Send(
+            color,
+            GameEnd {
+                reason,
+                stop: stop_code(stop),
+            }
+            .into(),
+        ));
+        let deadline = now + self.config.reply_timeout;
+        let seat = self.seat(color);
+        seat.stop |= stop;
+        seat.to_move = false;
+        seat.phase = Phase::AwaitAck;
+        seat.deadline = Some(deadline);
+    }
+
+    /// Answers a program's own GAMEEND; its handshake is done.
+    fn acknowledge(&mut self, color: Color, end: GameEnd, out: &mut Vec<RefereeOutput>) {
+        let stop = end.stop == StopCode::Stop || self.our_stop(color);
+        out.push(RefereeOutput::Send(
+            color,
+            GameEnd {
+                reason: EndReason::NoReason,
+                stop: stop_code(stop),
+            }
+            .into(),
+        ));
+        let seat = self.seat(color);
+        seat.stop |= stop;
+        seat.to_move = false;
+        self.finish_seat(color, out);
+    }
+
+    fn our_stop(&self, color: Color) -> bool {
+        self.setup.stop_after[color.index()] || self.aborting || self.seats[color.index()].stop
+    }
+
+    /// The handshake with `color` is over: keep the connection, or close it after a stop code
+    /// `1`.
+    fn finish_seat(&mut self, color: Color, out: &mut Vec<RefereeOutput>) {
+        if self.seats[color.index()].stop {
+            self.close_seat(color, out);
+        } else {
+            let seat = self.seat(color);
+            seat.phase = Phase::Finished;
+            seat.deadline = None;
+        }
+    }
+
+    fn close_seat(&mut self, color: Color, out: &mut Vec<RefereeOutput>) {
+        let seat = self.seat(color);
+        if seat.phase != Phase::Closed {
+            seat.phase = Phase::Closed;
+            seat.deadline = None;
+            seat.to_move = false;
+            out.push(RefereeOutput::Close(color));
+        }
+    }
+}
+
+/// The verdict of a rules outcome, in the final position.
+fn rules_verdict(outcome: Outcome, position: &Position) -> Verdict {
+    let (result, reason, detail) = match outcome {
+        Outcome::Win { winner, .. } => (
+            win(winner),
+            Reason::NoMoves,
+            format!("{} has no legal move", position.side_to_move()),
+        ),
+        Outcome::Draw(draw) => {
+            let reason = match draw {
+                DrawReason::Repetition => Reason::Repetition,
+                DrawReason::KingMoves25 => Reason::KingMoves25,
+                DrawReason::Endgame16 => Reason::Endgame16,
+                DrawReason::Endgame5 => Reason::Endgame5,
+            };
+            (GameResult::Draw, reason, draw.to_string())
+        }
+    };
+    Verdict {
+        result,
+        reason,
+        detail,
+        disqualified: Vec::new(),
+    }
+}
+
+fn stop_code(stop: bool) -> StopCode {
+    if stop {
+        StopCode::Stop
+    } else {
+        StopCode::Continue
+    }
+}
+
+fn event(out: &mut Vec<RefereeOutput>, event: RefereeEvent) {
+    out.push(RefereeOutput::Event(event));
+}
+
+fn note(out: &mut Vec<RefereeOutput>, color: Color, what: &str) {
+    event(
+        out,
+        RefereeEvent::Note {
+            color,
+            what: what.to_owned(),
+        },
+    );
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,414 @@
+//! The referee: one game between two DXP programs, with damx as the Initiator towards both.
+//!
+//! The referee sends each program a GAMEREQ with opposite colours and the same start and
+//! clock, checks every MOVE against the rules before relaying it to the other program, keeps
+//! both clocks, and ends the game by the rules, by a program's GAMEEND, by adjudication or by a
+//! forfeit. It speaks DXP through the session's own pieces: a [`Connection`](crate::Connection)
+//! per program (framing, decoding, frame spacing, transcripts), [`convert`](crate::convert)
+//! for positions and moves ([`match_move`](crate::convert::match_move) is the only move
+//! matcher), and [`GameRecord`](crate::GameRecord) for the PDN.
+//!
+//! - [`RefereeMachine`]: the game as a state machine without I/O (two programs' messages and
+//!   clock ticks in, messages out); every decision below lives there.
+//! - [`play_game`]: drives the machine over two running [`Instance`]s in one `select!` loop.
+//! - [`Participant`] and [`Instance`]: who plays (the built-in engine, in process, as a DXP
+//!   Follower on a loopback socket; or an external program started by command line and
+//!   reached by connecting or by listening) and a running copy of it (start, crash check,
+//!   stop).
+//! - [`Judge`]: adjudication (the built-in engine's search, or the endgame rules and the
+//!   material count).
+//!
+//! # Decisions
+//!
+//! - **Requests.** The GAMEREQ goes first to the program that does not move first, then, once
+//!   it has accepted, to the one that does; so no move can arrive before both have accepted.
+//!   The Initiator name in each GAMEREQ is the opponent's tournament name. The normal start
+//!   goes as `A`, any other start as `B`. A refusal (`A…1/2/3`) or no GAMEACC within
+//!   [`RefereeConfig::reply_timeout`] forfeits the game for that program.
+//! - **Relaying.** A MOVE from the program to move is matched against the legal moves (from,
+//!   to, set of captured squares). A legal one is played on the referee's game and sent on with
+//!   the full captured list and the whole seconds that program used. An illegal move, a move out
+//!   of turn, a GAMEREQ or GAMEACC during the game, or a frame that does not decode (except an
+//!   empty frame and a broken CHAT) forfeits. BACKREQ is answered `K1` (take-backs are not
+//!   supported in refereed games); CHAT is reported and changes nothing.
+//! - **Clocks** are the referee's: a program's time runs from the moment the referee sent it
+//!   the opponent's move (for the first mover, from its GAMEACC) to the arrival of its MOVE.
+//!   With [`RefereeConfig::time_loss`], a program past its time by more than
+//!   [`RefereeConfig::time_margin`] forfeits (`time`); without it, time is recorded only. A
+//!   program that sends nothing for its remaining time plus [`RefereeConfig::silence_margin`]
+//!   (or, without a clock, [`RefereeConfig::move_timeout`]) forfeits (`silent`), gets a
+//!   GAMEEND with stop code `1` and is disconnected.
+//! - **The end of a game, by the referee.** When a move ends the game (the opponent has no
+//!   legal move, a draw rule applies) or reaches the move cap, that move is not relayed: the
+//!   referee owes each program a move at that moment, so its GAMEEND goes to both on its own
+//!   turn, as dxp.md §3 wants. A program that is thinking when the game is decided elsewhere
+//!   (its opponent crashed, say) gets its GAMEEND after its move arrives (not relayed), or
+//!   after [`RefereeConfig::reply_timeout`] at the latest. A forfeiting program gets its
+//!   GAMEEND at once. The GAMEEND reason is informative, as from the opponent's seat: `1` to
+//!   the winner, `3` to the loser, `2` for a draw, `0` otherwise.
+//! - **A program's GAMEEND** (on its turn, or out of turn as pydraughts may send it: honoured
+//!   all the same) is acknowledged at once and read as a claim. Reason `1`: it resigns. Reasons
+//!   `2` (draw), `3` (win) and `0` (no reason): a rules verdict in the position decides first;
+//!   otherwise [`ClaimPolicy`] says: adjudicate the position (the default), trust the claim, or
+//!   forfeit the claimant (`false-claim`).
+//! - **Adjudication** at [`Adjudication::max_moves`] moves each, and for claims: the built-in
+//!   engine's search at a small depth (a forced win, or a score past a threshold, wins; else a
+//!   draw), or the endgame rules and the material count, or simply a draw. The reason and the
+//!   figures are recorded in the verdict's detail.
+//! - **Crashes and lost connections.** A program whose connection ends during the game
+//!   forfeits: `crash` when its process has exited (with the status), else `connection-lost`.
+//! - **Stop codes.** The referee's GAMEEND carries stop code `1` when the caller says the
+//!   program is not needed after this game ([`GameSetup::stop_after`]) or the game is aborted;
+//!   a program that answers or sends stop code `1` is disconnected after the handshake. A
+//!   missing acknowledgement is noted, not penalised (GWD sends none).
+//! - **Abort** ends the game at once: result `*`, reason `aborted`, GAMEEND with stop code `1`
+//!   to both (to a thinking program after its move, or the reply time-out).
+
+use std::fmt;
+use std::time::Duration;
+
+use damx_rules::{Color, GameResult, Position};
+
+mod adjudicate;
+mod machine;
+mod participant;
+mod run;
+
+pub use adjudicate::{Adjudication, AdjudicationMethod, Judge};
+pub use machine::{GameReport, RefereeInput, RefereeMachine, RefereeOutput};
+pub use participant::{
+    BuiltinPlayer, External, Instance, Participant, ParticipantKind, Reach, StartError,
+    StartOptions,
+};
+pub use run::play_game;
+
+/// Why a refereed game ended, as one stable word (`Display`, [`Reason::word`]); the event
+/// stream and the results file use these words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    /// `no-moves`: the side to move has no piece or no legal move.
+    NoMoves,
+    /// `repetition`: the same position for the third time.
+    Repetition,
+    /// `king-moves-25`: 25 moves each with only kings moved and no capture.
+    KingMoves25,
+    /// `endgame-16`: 16 moves each against a lone king (three pieces against one).
+    Endgame16,
+    /// `endgame-5`: 5 moves each against a lone king (two pieces against one).
+    Endgame5,
+    /// `resigned`: a program ended the game with GAMEEND reason `1`.
+    Resigned,
+    /// `draw-claim`: a program ended the game with GAMEEND reason `2`.
+    DrawClaim,
+    /// `win-claim`: a program ended the game with GAMEEND reason `3`.
+    WinClaim,
+    /// `ended`: a program ended the game with GAMEEND reason `0`.
+    Ended,
+    /// `move-cap`: the move cap was reached and the game adjudicated.
+    MoveCap,
+    /// `illegal-move`: a program sent a move that is not legal (forfeit).
+    IllegalMove,
+    /// `out-of-turn`: a program sent a move when it was not its turn (forfeit).
+    OutOfTurn,
+    /// `protocol-error`: a program sent what DXP does not allow there (forfeit).
+    ProtocolError,
+    /// `silent`: a program did not answer in time (forfeit).
+    Silent,
+    /// `time`: a program ran out of time, with loss on time configured (forfeit).
+    Time,
+    /// `crash`: a program's process exited during the game (forfeit).
+    Crash,
+    /// `connection-lost`: a program's connection ended during the game (forfeit).
+    ConnectionLost,
+    /// `refused`: a program refused the GAMEREQ (forfeit).
+    Refused,
+    /// `no-start`: a program could not be started or reached (forfeit).
+    NoStart,
+    /// `false-claim`: a program claimed a draw or a win that the rules do not give, under
+    /// [`ClaimPolicy::Strict`] (forfeit).
+    FalseClaim,
+    /// `double-forfeit`: neither program could play; the game counts for nobody.
+    DoubleForfeit,
+    /// `aborted`: the referee was told to stop; the game counts for nobody.
+    Aborted,
+}
+
+impl Reason {
+    /// Every reason, in the order of the final table.
+    pub const ALL: [Reason; 22] = [
+        Reason::NoMoves,
+        Reason::Repetition,
+        Reason::KingMoves25,
+        Reason::Endgame16,
+        Reason::Endgame5,
+        Reason::Resigned,
+        Reason::DrawClaim,
+        Reason::WinClaim,
+        Reason::Ended,
+        Reason::MoveCap,
+        Reason::IllegalMove,
+        Reason::OutOfTurn,
+        Reason::ProtocolError,
+        Reason::Silent,
+        Reason::Time,
+        Reason::Crash,
+        Reason::ConnectionLost,
+        Reason::Refused,
+        Reason::NoStart,
+        Reason::FalseClaim,
+        Reason::DoubleForfeit,
+        Reason::Aborted,
+    ];
+
+    /// The stable word.
+    pub const fn word(self) -> &'static str {
+        match self {
+            Reason::NoMoves => "no-moves",
+            Reason::Repetition => "repetition",
+            Reason::KingMoves25 => "king-moves-25",
+            Reason::Endgame16 => "endgame-16",
+            Reason::Endgame5 => "endgame-5",
+            Reason::Resigned => "resigned",
+            Reason::DrawClaim => "draw-claim",
+            Reason::WinClaim => "win-claim",
+            Reason::Ended => "ended",
+            Reason::MoveCap => "move-cap",
+            Reason::IllegalMove => "illegal-move",
+            Reason::OutOfTurn => "out-of-turn",
+            Reason::ProtocolError => "protocol-error",
+            Reason::Silent => "silent",
+            Reason::Time => "time",
+            Reason::Crash => "crash",
+            Reason::ConnectionLost => "connection-lost",
+            Reason::Refused => "refused",
+            Reason::NoStart => "no-start",
+            Reason::FalseClaim => "false-claim",
+            Reason::DoubleForfeit => "double-forfeit",
+            Reason::Aborted => "aborted",
+        }
+    }
+
+    /// The reason a word stands for.
+    pub fn from_word(word: &str) -> Option<Reason> {
+        Reason::ALL.into_iter().find(|reason| reason.word() == word)
+    }
+
+    /// Whether a program lost (or both did) by breaking the rules of the match rather than on
+    /// the board.
+    pub const fn is_forfeit(self) -> bool {
+        matches!(
+            self,
+            Reason::IllegalMove
+                | Reason::OutOfTurn
+                | Reason::ProtocolError
+                | Reason::Silent
+                | Reason::Time
+                | Reason::Crash
+                | Reason::ConnectionLost
+                | Reason::Refused
+                | Reason::NoStart
+                | Reason::FalseClaim
+                | Reason::DoubleForfeit
+        )
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
+/// The referee's decision on a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// The result (`*` for an aborted game or a double forfeit).
+    pub result: GameResult,
+    /// Why.
+    pub reason: Reason,
+    /// Details in words: the offending frame, the adjudication's figures, the exit status.
+    pub detail: String,
+    /// The colours that forfeited (one, or both for a double forfeit).
+    pub disqualified: Vec<Color>,
+}
+
+impl Verdict {
+    /// `color` forfeits: the other side wins.
+    pub fn forfeit(color: Color, reason: Reason, detail: impl Into<String>) -> Verdict {
+        Verdict {
+            result: win(!color),
+            reason,
+            detail: detail.into(),
+            disqualified: vec![color],
+        }
+    }
+}
+
+/// The win of `color`.
+pub(crate) const fn win(color: Color) -> GameResult {
+    match color {
+        Color::White => GameResult::WhiteWins,
+        Color::Black => GameResult::BlackWins,
+    }
+}
+
+/// How the referee reads a program's GAMEEND with reason `2` (draw), `3` (win) or `0` (no
+/// reason) that the rules do not decide by themselves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ClaimPolicy {
+    /// Adjudicate the position as at the move cap; the adjudication is the result.
+    #[default]
+    Adjudicate,
+    /// Take the claim at its word: `2` is a draw, `3` a win for the claimant; `0` is
+    /// adjudicated.
+    Trust,
+    /// A claim the rules do not back loses for the claimant (`false-claim`).
+    Strict,
+}
+
+/// How the referee runs each game of a series.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefereeConfig {
+    /// Thinking time per program for the whole game, in minutes (0: no clock). Sent in the
+    /// GAMEREQ.
+    pub minutes: u16,
+    /// The DXP move limit sent in the GAMEREQ (0: none). It is the time control's number of
+    /// moves; the referee's own cap is [`Adjudication::max_moves`].
+    pub move_limit: u16,
+    /// A program past its time (plus [`RefereeConfig::time_margin`]) loses on time.
+    pub time_loss: bool,
+    /// Tolerance for network and measurement before a loss on time.
+    pub time_margin: Duration,
+    /// How long past its remaining time a program may stay silent before it forfeits as
+    /// silent (with a clock and without loss on time).
+    pub silence_margin: Duration,
+    /// A hard limit for each move (also with a clock); without a clock and without this limit,
+    /// 60 seconds.
+    pub move_timeout: Option<Duration>,
+    /// For the answers a program owes at once: GAMEACC, the GAMEEND acknowledgement.
+    pub reply_timeout: Duration,
+    /// How GAMEEND claims are read.
+    pub claims: ClaimPolicy,
+    /// The move cap and how a game is adjudicated.
+    pub adjudication: Adjudication,
+    /// The least time between two frames sent to a program (0 in tests).
+    pub frame_gap: Duration,
+}
+
+/// The move time-out without a clock when none is configured.
+pub const DEFAULT_MOVE_TIMEOUT: Duration = Duration::from_secs(60);
+
+impl Default for RefereeConfig {
+    /// 5 minutes a game, no DXP move limit, time recorded only (30 s of silence past the clock
+    /// forfeits), replies within 10 s, claims adjudicated, a cap of 150 moves each adjudicated
+    /// by the engine, 100 ms between frames.
+    fn default() -> RefereeConfig {
+        RefereeConfig {
+            minutes: 5,
+            move_limit: 0,
+            time_loss: false,
+            time_margin: Duration::from_secs(1),
+            silence_margin: Duration::from_secs(30),
+            move_timeout: None,
+            reply_timeout: Duration::from_secs(10),
+            claims: ClaimPolicy::default(),
+            adjudication: Adjudication::default(),
+            frame_gap: Duration::from_millis(100),
+        }
+    }
+}
+
+impl RefereeConfig {
+    /// The thinking time per program, `None` without a clock.
+    pub fn budget(&self) -> Option<Duration> {
+        (self.minutes > 0).then(|| Duration::from_secs(60 * u64::from(self.minutes)))
+    }
+}
+
+/// One game to referee.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameSetup {
+    /// The game's number in the series (the PDN `Round`).
+    pub number: u32,
+    /// The names of the white and the black program ([`Color::index`] order), as the
+    /// tournament knows them.
+    pub names: [String; 2],
+    /// The start position: `None` for the normal start (sent as `A`).
+    pub start: Option<Position>,
+    /// Whether each program is done after this game (its GAMEEND gets stop code `1`).
+    pub stop_after: [bool; 2],
+}
+
+impl GameSetup {
+    /// The start position.
+    pub fn start_position(&self) -> Position {
+        self.start.unwrap_or_else(Position::initial)
+    }
+}
+
+/// What happens during a refereed game, for the event stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RefereeEvent {
+    /// A program answered the GAMEREQ with this DXP name.
+    Identified {
+        /// Its colour.
+        color: Color,
+        /// The name from its GAMEACC.
+        name: String,
+    },
+    /// A move was played (and relayed, unless it ended the game).
+    Moved {
+        /// The number of moves (plies) played, this one included.
+        ply: usize,
+        /// Who played it.
+        color: Color,
+        /// The move in notation.
+        text: String,
+        /// Milliseconds it took, as the referee measured it.
+        millis: u64,
+    },
+    /// A program forfeits the game.
+    Disqualified {
+        /// Its colour.
+        color: Color,
+        /// Why.
+        reason: Reason,
+        /// Details.
+        detail: String,
+    },
+    /// A program chatted.
+    Chat {
+        /// Its colour.
+        color: Color,
+        /// The text.
+        text: String,
+    },
+    /// Something worth a line in a log that changes nothing (a late acknowledgement, a
+    /// take-back request, a stray message after the game).
+    Note {
+        /// Whose.
+        color: Color,
+        /// What, in words.
+        what: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every reason's word reads back as that reason, and the words are distinct.
+    #[test]
+    fn reason_words_round_trip() {
+        let mut words: Vec<&str> = Reason::ALL.iter().map(|r| r.word()).collect();
+        for reason in Reason::ALL {
+            assert_eq!(Reason::from_word(reason.word()), Some(reason));
+            assert_eq!(reason.to_string(), reason.word());
+        }
+        words.sort_unstable();
+        words.dedup();
+        assert_eq!(words.len(), Reason::ALL.len());
+        assert_eq!(Reason::from_word("checkmate"), None);
+        assert!(Reason::Crash.is_forfeit() && !Reason::MoveCap.is_forfeit());
+    }
+}
