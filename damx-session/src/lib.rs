@@ -101,6 +101,7 @@ pub mod driver;
 pub mod engine_player;
 pub mod event;
 pub mod machine;
+pub mod monitor;
 pub mod player;
 pub mod record;
 pub mod referee;
@@ -122,6 +123,7 @@ pub use event::{
     CloseReason, Command, Direction, Event, MovePlayed, Side, Violation, ViolationAction,
 };
 pub use machine::{Incoming, Input, Machine, Output, PhaseKind, ThinkRequest};
+pub use monitor::Monitor;
 pub use player::{
     ClockState, FirstLegalPlayer, GameInfo, Player, RandomPlayer, ScriptedPlayer, StopSignal,
     TakeBackPolicy,
