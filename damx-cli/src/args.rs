@@ -55,7 +55,9 @@ use crate::log::Level;
 
 mod session;
 
-pub(crate) use session::{ColorChoice, DemoArgs, FollowArgs, InitiateArgs};
+pub(crate) use session::{
+    ColorChoice, DemoArgs, FollowArgs, InitiateArgs, PlayArgs, ProxyArgs, RoleChoice,
+};
 
 /// The `damx` command line.
 #[derive(Debug, Parser)]
@@ -118,6 +120,10 @@ impl GlobalArgs {
 /// The commands, in the order the overview lists them (see the module docs for the plan).
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
+    /// Play in the terminal against the built-in engine or a DXP program
+    #[command(display_order = 10, after_long_help = PLAY_EXAMPLES)]
+    Play(PlayArgs),
+
     /// Watch two built-in engines play a complete DXP game over TCP on 127.0.0.1
     #[command(display_order = 11, after_long_help = DEMO_EXAMPLES)]
     Demo(DemoArgs),
@@ -129,6 +135,10 @@ pub(crate) enum Command {
     /// Run the built-in engine as a DXP Initiator (connects to 127.0.0.1:27531 by default)
     #[command(display_order = 21, after_long_help = INITIATE_EXAMPLES)]
     Initiate(InitiateArgs),
+
+    /// Relay between two DXP programs, logging every message and flagging what breaks the spec
+    #[command(display_order = 40, after_long_help = PROXY_EXAMPLES)]
+    Proxy(ProxyArgs),
 
     /// Turn DXP messages into JSON lines
     #[command(display_order = 41, after_long_help = DECODE_EXAMPLES)]
@@ -150,6 +160,31 @@ pub(crate) enum Command {
     #[command(display_order = 52, after_long_help = BENCH_EXAMPLES)]
     Bench(BenchArgs),
 }
+
+const PLAY_EXAMPLES: &str = "\
+Examples:
+  damx play
+  damx play --color black --time 3
+  damx play --connect 127.0.0.1:27531 --minutes 10
+  damx play --listen 127.0.0.1:27531 --role follower
+
+Against the built-in engine (the default) the game is a real DXP game over 127.0.0.1. Type \
+moves as 32-28, 28x19 or a capture's landing path (27x38x49); a text that fits several \
+captures lists them and asks which. Commands: moves, board, undo, chat TEXT, resign, draw \
+(ends the game claiming a draw: DXP has no draw offer), quit, and yes/no to the opponent's \
+take-back request; `help` lists them. Games are saved in games/ unless --pdn says otherwise.";
+
+const PROXY_EXAMPLES: &str = "\
+Examples:
+  damx proxy --listen 127.0.0.1:27530 --connect 127.0.0.1:27531
+  damx proxy --listen 127.0.0.1:27530 --connect 127.0.0.1:27531 --json > dxp-log.jsonl
+
+Point the Initiator (A) at the --listen address; the proxy then connects to the program at \
+--connect (B) and forwards every byte both ways unchanged, at once. Each frame is one log \
+line: seconds since A connected, its direction (A>B or B>A), its text and what it means in the \
+game; a line starting with !! flags what breaks the spec (a bad frame, a message out of turn \
+or out of state, an illegal move, a missing GAMEEND acknowledgement). The exit code is 4 if \
+anything was flagged.";
 
 const DEMO_EXAMPLES: &str = "\
 Examples:

@@ -74,6 +74,8 @@ fn run(command: Command) -> Result<(), Error> {
         Command::Demo(args) => cmd::demo::run(&args.into_config(), &mut out),
         Command::Follow(args) => cmd::follow::run(&args.into_config(), &mut out),
         Command::Initiate(args) => cmd::initiate::run(&args.into_config(), &mut out),
+        Command::Play(args) => cmd::play::run(&args.into_config(), &mut out),
+        Command::Proxy(args) => cmd::proxy::run(&args.into_config(), &mut out),
     };
     // Whatever the command wrote goes out before its error, if any, is reported.
     let flushed = out.flush().map_err(Error::stdout);

@@ -205,7 +205,7 @@ impl ColorChoice {
         match self {
             ColorChoice::White => Color::White,
             ColorChoice::Black => Color::Black,
-            ColorChoice::Alternate if index % 2 == 0 => Color::White,
+            ColorChoice::Alternate if index.is_multiple_of(2) => Color::White,
             ColorChoice::Alternate => Color::Black,
         }
     }
@@ -486,6 +486,149 @@ impl DemoArgs {
                 board_every: Some(self.board as usize),
                 numbered: false,
             },
+        }
+    }
+}
+// ---- play -----------------------------------------------------------------------------------
+
+/// Our role in a game against another program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum RoleChoice {
+    /// We ask for the game (GAMEREQ): colour, clock and start are ours to choose.
+    Initiator,
+    /// We accept the game the other program asks for.
+    Follower,
+}
+
+/// `damx play`.
+#[derive(Debug, Args)]
+pub(crate) struct PlayArgs {
+    #[command(flatten)]
+    peer: PeerArgs,
+
+    /// Our role against another program (against the built-in engine we ask for the game)
+    #[arg(long, value_enum, default_value_t = RoleChoice::Initiator)]
+    role: RoleChoice,
+
+    /// The colour you play (as Initiator)
+    #[arg(long, value_enum, default_value_t = ColorChoice::White)]
+    color: ColorChoice,
+
+    /// How many games to ask for (as Initiator)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    games: u32,
+
+    /// Thinking time per player for the whole game, in minutes (as Initiator; 0: no clock)
+    #[arg(long, value_name = "M", default_value_t = 60, value_parser = clap::value_parser!(u16).range(0..=999))]
+    minutes: u16,
+
+    /// Number of moves for the game, each side (as Initiator; 0: no limit)
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=999))]
+    moves: u16,
+
+    /// Start from this position (a FEN; as Initiator) instead of the normal start
+    #[arg(long, value_name = "FEN", value_parser = parse_position)]
+    start: Option<Position>,
+
+    /// Your DXP name
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+
+    /// The built-in engine's search depth a move [default: 1 second a move]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=127))]
+    depth: Option<u32>,
+
+    /// The built-in engine's time a move in seconds (decimals allowed)
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    time: Option<Duration>,
+
+    #[command(flatten)]
+    engine: EngineArgs,
+
+    /// The least gap between two frames, in milliseconds
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    pace: u64,
+
+    /// Save each game as PDN: a file ending in .pdn gets every game appended, anything else is
+    /// a directory with one file per game
+    #[arg(long, value_name = "PATH", default_value = "games")]
+    pdn: PathBuf,
+
+    /// Log every frame in and out as JSON lines to this file (appended)
+    #[arg(long, value_name = "FILE")]
+    transcript: Option<PathBuf>,
+}
+
+/// The time a move of the built-in engine takes in `play` when nothing else is asked for.
+const PLAY_MOVE_TIME: Duration = Duration::from_secs(1);
+
+impl PlayArgs {
+    /// The validated configuration.
+    pub(crate) fn into_config(self) -> cmd::play::Config {
+        let strength = StrengthArgs {
+            depth: self.depth,
+            time: self.time,
+        };
+        let engine = engine_player(
+            "damx",
+            &self.engine,
+            &strength,
+            Some(Limits::move_time(PLAY_MOVE_TIME)),
+        );
+        let records = RecordArgs {
+            pdn: Some(self.pdn),
+            transcript: self.transcript,
+        }
+        .records(None);
+        let name = self
+            .name
+            .or_else(|| {
+                std::env::var("USER")
+                    .ok()
+                    .filter(|user| !user.trim().is_empty())
+            })
+            .unwrap_or_else(|| "player".to_owned());
+        cmd::play::Config {
+            peer: self.peer.given(),
+            role: self.role,
+            color: self.color,
+            games: self.games,
+            minutes: self.minutes,
+            move_limit: self.moves,
+            start: self.start,
+            name,
+            engine,
+            frame_gap: Duration::from_millis(self.pace),
+            records,
+        }
+    }
+}
+
+// ---- proxy ----------------------------------------------------------------------------------
+
+/// `damx proxy`.
+#[derive(Debug, Args)]
+pub(crate) struct ProxyArgs {
+    /// Listen on this address for the first program (HOST:PORT; port 0 picks a free one)
+    #[arg(long, value_name = "ADDR", value_parser = parse_address)]
+    listen: Address,
+
+    /// Connect to the second program at this address once the first has connected
+    #[arg(long, value_name = "ADDR", value_parser = parse_address)]
+    connect: Address,
+
+    /// Print JSON lines instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+impl ProxyArgs {
+    /// The validated configuration.
+    pub(crate) fn into_config(self) -> cmd::proxy::Config {
+        cmd::proxy::Config {
+            listen: self.listen,
+            connect: self.connect,
+            json: self.json,
         }
     }
 }

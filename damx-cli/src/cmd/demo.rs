@@ -73,8 +73,10 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     initiator_config.frame_gap = config.frame_gap;
     initiator_config.records = config.records.clone();
     initiator_config.records.event = Some("damx demo".to_owned());
-    let mut follower_config = SessionConfig::default();
-    follower_config.frame_gap = config.frame_gap;
+    let follower_config = SessionConfig {
+        frame_gap: config.frame_gap,
+        ..SessionConfig::default()
+    };
 
     let (initiator_control, initiator_commands) = Control::new();
     let (follower_control, follower_commands) = Control::new();

@@ -15,6 +15,8 @@ pub(crate) mod encode;
 pub(crate) mod follow;
 pub(crate) mod initiate;
 pub(crate) mod perft;
+pub(crate) mod play;
+pub(crate) mod proxy;
 pub(crate) mod show;
 
 /// Counts the valid and invalid items of a conversion, which goes on past invalid ones.

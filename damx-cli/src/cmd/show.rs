@@ -189,24 +189,20 @@ impl Show {
                 Some(peer) => text = format!("connected to {peer}"),
                 None => text = "connected".to_owned(),
             },
-            Event::Frame { dir, text: frame } => {
-                if log::enabled(Level::Debug) {
-                    let arrow = match dir {
-                        Direction::In => "<",
-                        Direction::Out => ">",
-                    };
-                    text = format!("{arrow} {frame}");
-                }
+            Event::Frame { dir, text: frame } if log::enabled(Level::Debug) => {
+                let arrow = match dir {
+                    Direction::In => "<",
+                    Direction::Out => ">",
+                };
+                text = format!("{arrow} {frame}");
             }
-            Event::GameRequested { number, settings } => {
-                if log::enabled(Level::Verbose) {
-                    text = format!(
-                        "asking for game {number}: we play {}, {}, {}",
-                        settings.our_color,
-                        clock_words(settings.minutes),
-                        limit_words(Some(settings.move_limit).filter(|&n| n > 0))
-                    );
-                }
+            Event::GameRequested { number, settings } if log::enabled(Level::Verbose) => {
+                text = format!(
+                    "asking for game {number}: we play {}, {}, {}",
+                    settings.our_color,
+                    clock_words(settings.minutes),
+                    limit_words(Some(settings.move_limit).filter(|&n| n > 0))
+                );
             }
             Event::GameRefused {
                 number,
@@ -540,11 +536,11 @@ pub(crate) fn board(position: &Position, numbered: bool) -> String {
     let mut text = String::new();
     for row in 0..10u8 {
         let mut line = String::from("  ");
-        let mut numbers = String::from("     ");
+        let mut numbers = String::from("      ");
         for column in 0..10u8 {
             if (row + column) % 2 == 0 {
                 line.push_str("  ");
-                numbers.push_str("   ");
+                numbers.push_str("  ");
                 continue;
             }
             let number = row * 5 + column / 2 + 1;
@@ -557,7 +553,7 @@ pub(crate) fn board(position: &Position, numbered: bool) -> String {
             };
             line.push(' ');
             line.push(symbol);
-            let _ = write!(numbers, "{number:>3}");
+            let _ = write!(numbers, "{number:>2}");
         }
         if numbered {
             let _ = writeln!(text, "{line}{numbers}");
@@ -582,13 +578,10 @@ mod tests {
         assert_eq!(rows[4].matches('.').count(), 5);
         assert!(rows[9].ends_with("46-50"), "{text}");
         let numbered = board(&Position::initial(), true);
+        let first = numbered.lines().next().unwrap();
         assert!(
-            numbered
-                .lines()
-                .next()
-                .unwrap()
-                .trim_end()
-                .ends_with("1  2  3  4  5")
+            first.trim_end().ends_with(" 1   2   3   4   5"),
+            "{numbered}"
         );
         assert!(
             numbered.lines().last().unwrap().contains(" 46"),

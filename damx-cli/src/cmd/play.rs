@@ -1,0 +1,567 @@
+//! `damx play`: a person plays in the terminal, against the built-in engine or any DXP
+//! program.
+//!
+//! Against the built-in engine the game is a real DXP game too: the person's session is the
+//! Initiator and the engine's the Follower, over TCP on 127.0.0.1
+//! ([`damx_session::play_loopback`]). Against another program, `--connect` or `--listen`
+//! reaches it and `--role` says who asks for the game.
+//!
+//! The person is a [`Player`] ([`Human`]) whose moves come from this thread: when the session
+//! asks for a move, the request comes here, the board and a prompt are shown, and the typed
+//! move goes back. Everything typed is read line by line from standard input by a thread of
+//! its own, so the session goes on (the peer's chat, a take-back request) while the person
+//! thinks. Moves are read with [`damx_rules::Position::parse_move`] (`32-28`, `28x19`, a
+//! landing path `27x38x49`, ...); a text that fits several captures lists them with their
+//! paths and asks for a number. The commands are listed by `help` ([`HELP`]). The end of
+//! standard input is `quit`.
+
+use std::io::{BufRead, Write};
+use std::thread;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender, bounded, never, select, unbounded};
+use damx_rules::{Bitboard, Game, Move, MoveTextErrorKind, Position, Square};
+use damx_session::{
+    ClockState, Control, EndReason, EnginePlayer, EnginePlayerOptions, Event, FollowerConfig,
+    LoopbackSide, Player, RecordOptions, SessionConfig, SessionReport, StopSignal, TakeBackPolicy,
+    accept, connect, play_loopback, run_session,
+};
+
+use crate::args::{ColorChoice, RoleChoice};
+use crate::error::Error;
+use crate::session::{Peer, on_interrupt, session_error, verdict};
+
+use super::follow::CONNECT_TIMEOUT;
+use super::initiate::{failed_before_connection, plan, stopped_before_connection};
+use super::show::{self, Options, Show};
+
+/// What `damx play` does.
+#[derive(Debug)]
+pub(crate) struct Config {
+    /// Another program, or `None` for the built-in engine.
+    pub(crate) peer: Option<Peer>,
+    /// Who asks for the game against another program.
+    pub(crate) role: RoleChoice,
+    /// The person's colour (as Initiator).
+    pub(crate) color: ColorChoice,
+    /// How many games (as Initiator).
+    pub(crate) games: u32,
+    /// The clock (as Initiator).
+    pub(crate) minutes: u16,
+    /// The move limit (as Initiator).
+    pub(crate) move_limit: u16,
+    /// The start (as Initiator).
+    pub(crate) start: Option<Position>,
+    /// The person's DXP name.
+    pub(crate) name: String,
+    /// The built-in engine.
+    pub(crate) engine: EnginePlayerOptions,
+    /// The least gap between frames.
+    pub(crate) frame_gap: Duration,
+    /// Records of the person's session.
+    pub(crate) records: RecordOptions,
+}
+
+/// The commands, as `help` shows them.
+pub(crate) const HELP: &str = "\
+commands:
+  32-28  28x19  27x38x49   play a move (a landing path tells apart captures with the same ends)
+  moves                    list the legal moves
+  board                    show the board with the square numbers
+  undo                     ask to take back your last move (also: takeback)
+  chat TEXT                send a chat message
+  resign                   give up the game (GAMEEND reason 1)
+  draw                     end the game claiming a draw (GAMEEND reason 2: DXP has no draw offer)
+  quit                     end the game and stop (GAMEEND with stop code 1); also Ctrl-D
+  yes / no                 answer the opponent's request to take back moves
+  help                     this list";
+
+/// A request for the person's move.
+struct Turn {
+    game: Game,
+    clock: ClockState,
+    reply: Sender<Option<Move>>,
+    stop: StopSignal,
+}
+
+/// The person at the terminal as a session's player.
+struct Human {
+    name: String,
+    turns: Sender<Turn>,
+}
+
+impl Player for Human {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn choose_move(&mut self, game: &Game, clock: &ClockState, stop: &StopSignal) -> Option<Move> {
+        let (reply, answer) = bounded(1);
+        let turn = Turn {
+            game: game.clone(),
+            clock: *clock,
+            reply,
+            stop: stop.clone(),
+        };
+        if self.turns.send(turn).is_err() {
+            return None;
+        }
+        loop {
+            match answer.recv_timeout(Duration::from_millis(50)) {
+                Ok(mv) => return mv,
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) if !stop.is_stopped() => {}
+                Err(_) => return None,
+            }
+        }
+    }
+
+    fn take_back_policy(&self) -> TakeBackPolicy {
+        TakeBackPolicy::Ask
+    }
+}
+
+/// Plays.
+pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+    let (turns_tx, turns) = unbounded::<Turn>();
+    let human = Box::new(Human {
+        name: config.name.clone(),
+        turns: turns_tx,
+    });
+    let initiator = config.peer.is_none() || config.role == RoleChoice::Initiator;
+    let mut session = if initiator {
+        let openings: Vec<Position> = config.start.into_iter().collect();
+        SessionConfig::initiator(plan(
+            config.games,
+            config.color,
+            config.minutes,
+            config.move_limit,
+            &openings,
+        ))
+    } else {
+        SessionConfig::follower(FollowerConfig::default())
+    };
+    session.name = Some(config.name.clone());
+    session.frame_gap = config.frame_gap;
+    session.records = config.records.clone();
+
+    let (control, commands) = Control::new();
+    let (events_tx, events) = unbounded::<Event>();
+    let engine_control = match &config.peer {
+        None => Some(Control::new()),
+        Some(_) => None,
+    };
+    let route = control.clone();
+    let engine_route = engine_control.as_ref().map(|(control, _)| control.clone());
+    on_interrupt(move |command| {
+        if let (damx_session::Command::Abort, Some(engine)) = (&command, &engine_route) {
+            engine.abort();
+        }
+        route.send(command);
+    });
+    writeln!(
+        out,
+        "type a move such as 32-28 when it is your turn; `help` lists the commands"
+    )
+    .map_err(Error::stdout)?;
+
+    let listener = match &config.peer {
+        Some(Peer::Listen(address)) => {
+            let listener = address.bind()?;
+            if let Ok(local) = listener.local_addr() {
+                Show::new(Options::default(), false)
+                    .listening(local, out)
+                    .map_err(Error::stdout)?;
+            }
+            Some(listener)
+        }
+        _ => None,
+    };
+    let connection = match &config.peer {
+        Some(Peer::Connect(address)) => {
+            Some(connect(address.to_string(), &session, CONNECT_TIMEOUT).map_err(session_error)?)
+        }
+        _ => None,
+    };
+
+    let mut ui = Ui::new(control, out);
+    let reports: Vec<SessionReport> = thread::scope(|scope| -> Result<_, Error> {
+        let session = &session;
+        let running = scope.spawn(move || -> Result<Vec<SessionReport>, Error> {
+            if let Some(connection) = connection {
+                return Ok(vec![run_session(
+                    connection, session, human, commands, events_tx,
+                )]);
+            }
+            if let Some(listener) = listener {
+                let report = match accept(&listener, session, &commands) {
+                    Ok(Some(connection)) => {
+                        run_session(connection, session, human, commands, events_tx)
+                    }
+                    Ok(None) => stopped_before_connection(),
+                    Err(error) => failed_before_connection(error),
+                };
+                return Ok(vec![report]);
+            }
+            let (engine_control, engine_commands) =
+                engine_control.expect("the built-in engine has a control");
+            let engine_config = SessionConfig {
+                frame_gap: config.frame_gap,
+                ..SessionConfig::default()
+            };
+            let engine = LoopbackSide {
+                config: engine_config,
+                player: Box::new(EnginePlayer::new(config.engine.clone())),
+                control: engine_commands,
+                events: unbounded().0,
+            };
+            let person = LoopbackSide {
+                config: session.clone(),
+                player: human,
+                control: commands,
+                events: events_tx,
+            };
+            let reports = play_loopback(person, engine, false).map_err(session_error);
+            drop(engine_control);
+            let (person, engine) = reports?;
+            Ok(vec![person, engine])
+        });
+        ui.run(&events, &turns);
+        running
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })?;
+    ui.result?;
+    verdict(&reports)
+}
+
+/// The terminal side: reads lines, shows events, answers turns.
+struct Ui<'a> {
+    control: Control,
+    out: &'a mut dyn Write,
+    show: Show,
+    /// The move asked for, while it is the person's turn.
+    turn: Option<Turn>,
+    /// The captures an ambiguous text fitted, waiting for a number.
+    choice: Vec<Move>,
+    /// The opponent asked to take back moves and waits for yes or no.
+    take_back_asked: bool,
+    /// The position of the running game, and its ply.
+    position: Position,
+    ply: usize,
+    in_game: bool,
+    result: Result<(), Error>,
+}
+
+impl<'a> Ui<'a> {
+    fn new(control: Control, out: &'a mut dyn Write) -> Ui<'a> {
+        Ui {
+            control,
+            out,
+            show: Show::new(
+                Options {
+                    json: false,
+                    board_every: Some(1),
+                    numbered: true,
+                },
+                false,
+            ),
+            turn: None,
+            choice: Vec::new(),
+            take_back_asked: false,
+            position: Position::initial(),
+            ply: 0,
+            in_game: false,
+            result: Ok(()),
+        }
+    }
+
+    /// Runs until the session is over (its events channel closes).
+    fn run(&mut self, events: &Receiver<Event>, turns: &Receiver<Turn>) {
+        let mut lines = read_lines();
+        loop {
+            select! {
+                recv(events) -> event => match event {
+                    Ok(event) => self.event(&event),
+                    Err(_) => break,
+                },
+                recv(turns) -> turn => {
+                    if let Ok(turn) = turn {
+                        // The events sent before the request (the opponent's move) first.
+                        while let Ok(event) = events.try_recv() {
+                            self.event(&event);
+                        }
+                        self.position = *turn.game.position();
+                        self.ply = turn.game.ply();
+                        self.choice.clear();
+                        self.turn = Some(turn);
+                        self.prompt();
+                    }
+                },
+                recv(lines) -> line => match line {
+                    Ok(line) => self.line(line.trim()),
+                    Err(_) => {
+                        lines = never();
+                        self.say("end of input: stopping");
+                        self.control.stop();
+                    }
+                },
+            }
+        }
+    }
+
+    fn say(&mut self, text: &str) {
+        if self.result.is_ok() {
+            self.result = writeln!(self.out, "{text}")
+                .and_then(|()| self.out.flush())
+                .map_err(Error::stdout);
+            if self.result.is_err() {
+                self.control.stop();
+            }
+        }
+    }
+
+    fn event(&mut self, event: &Event) {
+        match event {
+            Event::GameStarted(info) => {
+                self.in_game = true;
+                self.position = info.start;
+                self.ply = 0;
+            }
+            Event::MovePlayed(played) => {
+                self.position = played.position;
+                self.ply = played.ply;
+            }
+            Event::TakeBackDone { ply, position, .. } => {
+                self.position = *position;
+                self.ply = *ply;
+            }
+            Event::TakeBackRequested { .. } => self.take_back_asked = true,
+            Event::GameOver(_) => {
+                self.in_game = false;
+                self.turn = None;
+                self.take_back_asked = false;
+            }
+            _ => {}
+        }
+        if self.result.is_ok() {
+            self.result = self
+                .show
+                .event(None, event, self.out)
+                .map_err(Error::stdout);
+        }
+        if let Event::TakeBackRequested { .. } = event {
+            self.say("accept the take-back? (yes or no)");
+        }
+    }
+
+    fn prompt(&mut self) {
+        if let Some(turn) = &self.turn {
+            let color = turn.game.position().side_to_move();
+            let clock = match turn.clock.our_remaining {
+                Some(left) => format!(", {} s left", left.as_secs()),
+                None => String::new(),
+            };
+            self.say(&format!("your move ({color}{clock}):"));
+        }
+    }
+
+    /// The person's turn, if it is still asked for.
+    fn current_turn(&mut self) -> Option<&Turn> {
+        if self
+            .turn
+            .as_ref()
+            .is_some_and(|turn| turn.stop.is_stopped())
+        {
+            self.turn = None;
+        }
+        self.turn.as_ref()
+    }
+
+    fn line(&mut self, line: &str) {
+        if line.is_empty() {
+            return;
+        }
+        if !self.choice.is_empty() {
+            let choice = std::mem::take(&mut self.choice);
+            if let Ok(number) = line.parse::<usize>() {
+                match choice.get(number.wrapping_sub(1)) {
+                    Some(mv) => return self.play(*mv),
+                    None => {
+                        self.choice = choice;
+                        return self.say("type one of the numbers listed");
+                    }
+                }
+            }
+        }
+        let (word, rest) = match line.split_once(char::is_whitespace) {
+            Some((word, rest)) => (word, rest.trim()),
+            None => (line, ""),
+        };
+        match word.to_ascii_lowercase().as_str() {
+            "help" | "?" => self.say(HELP),
+            "board" => {
+                let text = format!(
+                    "{}{}",
+                    show::board(&self.position, true),
+                    self.position.to_fen()
+                );
+                self.say(&text);
+            }
+            "moves" => {
+                let moves = self.position.legal_moves();
+                let texts: Vec<String> =
+                    moves.iter().map(|mv| self.position.move_text(mv)).collect();
+                self.say(&format!("legal moves: {}", texts.join(" ")));
+            }
+            "undo" | "takeback" => self.take_back(),
+            "chat" if !rest.is_empty() => {
+                self.control.chat(rest);
+            }
+            "resign" => self.end(EndReason::GiveUp),
+            "draw" => self.end(EndReason::Draw),
+            "quit" | "exit" => {
+                self.say("stopping: the game ends on your turn");
+                self.control.stop();
+            }
+            "yes" | "y" | "accept" if self.take_back_asked => {
+                self.take_back_asked = false;
+                self.control.answer_take_back(true);
+            }
+            "no" | "n" | "decline" if self.take_back_asked => {
+                self.take_back_asked = false;
+                self.control.answer_take_back(false);
+            }
+            _ => self.move_text(line),
+        }
+    }
+
+    fn end(&mut self, reason: EndReason) {
+        if !self.in_game {
+            return self.say("no game is running");
+        }
+        self.control.end_game(reason);
+    }
+
+    fn take_back(&mut self) {
+        if !self.in_game {
+            return self.say("no game is running");
+        }
+        // Our last move: two plies back on our turn, one on the opponent's.
+        let back = if self.current_turn().is_some() { 2 } else { 1 };
+        match self.ply.checked_sub(back) {
+            Some(ply) => {
+                self.say(&format!("asking to take back to ply {ply}"));
+                self.control.take_back(ply);
+            }
+            None => self.say("you have no move to take back"),
+        }
+    }
+
+    fn move_text(&mut self, text: &str) {
+        let Some(turn) = self.current_turn() else {
+            let why = if self.in_game {
+                "it is not your turn"
+            } else {
+                "no game is running"
+            };
+            return self.say(&format!("{why}: `help` lists the commands"));
+        };
+        let position = *turn.game.position();
+        match position.parse_move(text) {
+            Ok(mv) => self.play(mv),
+            Err(error) => match &error.kind {
+                MoveTextErrorKind::Ambiguous { candidates } => {
+                    let moves: Vec<Move> = candidates
+                        .iter()
+                        .filter_map(|candidate| candidate_move(&position, candidate))
+                        .collect();
+                    if moves.len() != candidates.len() {
+                        return self.say(&error.to_string());
+                    }
+                    let mut text = format!("{text} fits {} captures:", moves.len());
+                    for (number, candidate) in candidates.iter().enumerate() {
+                        text.push_str(&format!("\n  {}) {candidate}", number + 1));
+                    }
+                    text.push_str("\nwhich one? (type its number)");
+                    self.choice = moves;
+                    self.say(&text);
+                }
+                _ => {
+                    self.say(&format!("{error}"));
+                    self.prompt();
+                }
+            },
+        }
+    }
+
+    fn play(&mut self, mv: Move) {
+        match self.turn.take() {
+            Some(turn) if !turn.stop.is_stopped() => {
+                let _ = turn.reply.send(Some(mv));
+            }
+            _ => self.say("it is not your turn any more"),
+        }
+    }
+}
+
+/// The legal move a candidate of an ambiguity error names: `27x38x49 (captures 32,43)` gives
+/// its start, end and captured squares, which tell a move apart.
+fn candidate_move(position: &Position, candidate: &str) -> Option<Move> {
+    let (path, captured) = candidate.split_once("(captures ")?;
+    let squares: Vec<Square> = path
+        .trim()
+        .split('x')
+        .map(|square| square.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    let captured: Bitboard = captured
+        .trim_end_matches(')')
+        .split(',')
+        .map(|square| square.trim().parse::<Square>().ok())
+        .collect::<Option<Vec<Square>>>()?
+        .into_iter()
+        .collect();
+    let (from, to) = (*squares.first()?, *squares.last()?);
+    position
+        .legal_moves()
+        .iter()
+        .find(|mv| mv.from() == from && mv.to() == to && mv.captured() == captured)
+        .copied()
+}
+
+/// Standard input, a line at a time, from a thread of its own (the channel closes at its end).
+fn read_lines() -> Receiver<String> {
+    let (lines, receiver) = unbounded();
+    thread::spawn(move || {
+        let stdin = std::io::stdin();
+        for line in stdin.lock().lines() {
+            let Ok(line) = line else { break };
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receiver
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An ambiguity's candidates name their moves by start, end and captured squares.
+    #[test]
+    fn candidates_name_their_moves() {
+        let position: Position = "W:W32:B27,28".parse().unwrap();
+        let legal = position.legal_moves();
+        let mv = legal[0];
+        let path = position.capture_path(&mv).unwrap();
+        let mut text = mv.from().to_string();
+        for square in path {
+            text.push('x');
+            text.push_str(&square.to_string());
+        }
+        let captured: Vec<String> = mv.captured().iter().map(|s| s.to_string()).collect();
+        let candidate = format!("{text} (captures {})", captured.join(","));
+        assert_eq!(candidate_move(&position, &candidate), Some(mv));
+        assert_eq!(candidate_move(&position, "32x21"), None);
+    }
+}
