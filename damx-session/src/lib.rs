@@ -106,6 +106,7 @@ pub mod player;
 pub mod record;
 pub mod referee;
 pub mod server;
+pub mod tournament;
 
 pub use config::{
     FollowerConfig, GameFilter, GameSettings, InitiatorConfig, PdnTarget, RecordOptions, Role,

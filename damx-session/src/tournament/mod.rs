@@ -1,0 +1,873 @@
+//! Matches and tournaments between DXP programs: schedules, openings, several games at once,
+//! scores, Elo, the SPRT, records, and resuming.
+//!
+//! [`run_tournament`] plays a [`TournamentConfig`]: a match between two participants (a number
+//! of games, or an SPRT), a round robin, or a gauntlet. Each game is refereed by
+//! [`play_game`]; `concurrency` workers play at once, each with
+//! its own copies of the programs it needs, kept connected from one game to the next (the
+//! referee's GAMEEND carries stop code `1` when the worker's next game does not need that
+//! program). A copy that crashed, went silent or lost its connection is stopped and a fresh one
+//! started for its next game (a `RESTART` event); a program that cannot be started forfeits
+//! its games (`no-start`), and the series goes on.
+//!
+//! What comes out:
+//!
+//! - the event stream ([`TournamentEvent`], one line each; its words are in [`event`]) on a
+//!   channel, in the order things happen;
+//! - each finished game appended to the PDN file and, as a JSON line ([`GameLine`]), to the
+//!   results file, at once, so that an interrupted run loses nothing that was finished;
+//! - a [`TournamentReport`]: standings with points (2/1/0), wins, draws, losses and Elo with
+//!   its 95% margin, the count of each reason games ended, and the SPRT's standing.
+//!
+//! Openings: each opening is played twice, colours swapped ([`schedule`]); the built-in
+//! ballots are [`damx_engine::openings`]'s, shuffled by a seed.
+//!
+//! Interrupting: [`TournamentControl::finish`] starts no new game and lets the running ones
+//! end; [`TournamentControl::abort`] also ends the running games at once (their results are
+//! `*` and not recorded). Resuming ([`TournamentConfig::resume`]) reads the results file, checks
+//! that its games belong to this schedule (same number, players and opening), counts them, and
+//! plays only the others: the schedule is a function of the options, so game numbers are
+//! stable.
+//!
+//! ```no_run
+//! use damx_session::referee::{BuiltinPlayer, Participant, ParticipantKind};
+//! use damx_session::tournament::{
+//!     Format, Opening, TournamentConfig, TournamentControl, run_tournament,
+//! };
+//!
+//! let player = |name: &str, seed| Participant {
+//!     name: name.to_owned(),
+//!     kind: ParticipantKind::Builtin(BuiltinPlayer::Random { seed }),
+//! };
+//! let config = TournamentConfig {
+//!     participants: vec![player("one", 1), player("two", 2)],
+//!     format: Format::Match,
+//!     games: Some(4),
+//!     openings: vec![Opening::initial()],
+//!     ..TournamentConfig::default()
+//! };
+//! let (events, lines) = crossbeam_channel::unbounded();
+//! let report = run_tournament(&config, &TournamentControl::new(), &events)?;
+//! drop(events);
+//! for line in lines {
+//!     println!("{line}");
+//! }
+//! assert_eq!(report.games.len(), 4);
+//! # Ok::<(), damx_session::tournament::TournamentError>(())
+//! ```
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+
+use crossbeam_channel::{Receiver, Sender, unbounded};
+use damx_engine::gauntlet::Tally;
+use damx_rules::{Color, GameResult};
+
+use crate::referee::{
+    GameReport, GameSetup, Instance, Participant, Reason, RefereeConfig, RefereeEvent,
+    StartOptions, play_game,
+};
+
+pub mod event;
+mod openings;
+mod results;
+pub mod schedule;
+mod stats;
+
+pub use event::{EndKind, TournamentEvent};
+pub use openings::{Opening, OpeningsError};
+pub use results::{GameLine, ResultsError};
+pub use schedule::{Format, Schedule, ScheduledGame, shuffled};
+pub use stats::{Hypothesis, SprtConfig, SprtStatus, Standing, standings};
+
+/// Everything a match or tournament needs.
+#[derive(Clone, Debug)]
+pub struct TournamentConfig {
+    /// The PDN `Event` tag.
+    pub name: String,
+    /// Who plays (a match takes exactly two; the first is the one under test).
+    pub participants: Vec<Participant>,
+    /// How they are paired.
+    pub format: Format,
+    /// Games in all for a match (`None` with an SPRT: until it decides), games per pairing
+    /// for a round robin or gauntlet (`None`: 2).
+    pub games: Option<u32>,
+    /// Run a match as an SPRT.
+    pub sprt: Option<SprtConfig>,
+    /// The openings, in the order they are used (each twice, colours swapped).
+    pub openings: Vec<Opening>,
+    /// How each game is refereed.
+    pub referee: RefereeConfig,
+    /// How programs are started and stopped.
+    pub start: StartOptions,
+    /// Games at once (at least 1).
+    pub concurrency: usize,
+    /// The PDN file every game is appended to.
+    pub pdn: Option<PathBuf>,
+    /// The results file (JSON lines), appended to.
+    pub results: Option<PathBuf>,
+    /// Read the results file first and play only the games it does not have.
+    pub resume: bool,
+    /// Report every move (`MOVE` events).
+    pub moves: bool,
+}
+
+impl Default for TournamentConfig {
+    /// No participants yet, a match, 2 games per pairing, the normal start, one game at a
+    /// time, no files.
+    fn default() -> TournamentConfig {
+        TournamentConfig {
+            name: "damx match".to_owned(),
+            participants: Vec::new(),
+            format: Format::Match,
+            games: None,
+            sprt: None,
+            openings: vec![Opening::initial()],
+            referee: RefereeConfig::default(),
+            start: StartOptions::default(),
+            concurrency: 1,
+            pdn: None,
+            results: None,
+            resume: false,
+            moves: false,
+        }
+    }
+}
+
+impl TournamentConfig {
+    /// The schedule these options give.
+    pub fn schedule(&self) -> Schedule {
+        let games = match self.format {
+            Format::Match => self.games,
+            Format::RoundRobin | Format::Gauntlet { .. } => Some(self.games.unwrap_or(2)),
+        };
+        Schedule::new(
+            self.format,
+            self.participants.len(),
+            self.openings.len(),
+            games,
+        )
+    }
+
+    /// Checks the options against each other.
+    ///
+    /// # Errors
+    /// A [`TournamentError::Config`] saying what does not fit.
+    pub fn validate(&self) -> Result<(), TournamentError> {
+        let fail = |message: String| Err(TournamentError::Config(message));
+        let count = self.participants.len();
+        match self.format {
+            Format::Match if count != 2 => {
+                return fail(format!("a match needs two participants, not {count}"));
+            }
+            Format::Match if self.games.is_none() && self.sprt.is_none() => {
+                return fail("a match needs a number of games or an SPRT".into());
+            }
+            Format::RoundRobin if count < 2 => {
+                return fail("a round robin needs at least two participants".into());
+            }
+            Format::Gauntlet { seeds } if seeds == 0 || seeds >= count => {
+                return fail(format!(
+                    "a gauntlet of {count} participants needs 1 to {} seeds",
+                    count.saturating_sub(1)
+                ));
+            }
+            _ => {}
+        }
+        if self.sprt.is_some() && self.format != Format::Match {
+            return fail("an SPRT is for a match between two participants".into());
+        }
+        let mut seen = HashSet::new();
+        for participant in &self.participants {
+            let name = &participant.name;
+            if name.is_empty() || name.contains(char::is_whitespace) || name.contains('=') {
+                return fail(format!("the name {name:?} must be one word without '='"));
+            }
+            if !seen.insert(name) {
+                return fail(format!("two participants are called {name}"));
+            }
+            if self.concurrency > 1 && !participant.can_run_twice() {
+                return fail(format!(
+                    "{name} uses a fixed port: give it {{port}} or use --concurrency 1"
+                ));
+            }
+        }
+        if self.openings.is_empty() {
+            return fail("no openings".into());
+        }
+        if self.concurrency == 0 {
+            return fail("the concurrency must be at least 1".into());
+        }
+        if self.resume && self.results.is_none() {
+            return fail("resuming needs a results file".into());
+        }
+        Ok(())
+    }
+}
+
+/// Why a match or tournament could not run.
+#[derive(Debug)]
+pub enum TournamentError {
+    /// The options do not fit together.
+    Config(String),
+    /// A file could not be read or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The results file does not read, or belongs to another schedule.
+    Results {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl fmt::Display for TournamentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TournamentError::Config(message) => f.write_str(message),
+            TournamentError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            TournamentError::Results { path, message } => {
+                write!(f, "{}: {message}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for TournamentError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TournamentError::Io { source, .. } => Some(source),
+            TournamentError::Config(_) | TournamentError::Results { .. } => None,
+        }
+    }
+}
+
+/// Stops a running series from another thread (a Ctrl-C handler). Clones share the state.
+#[derive(Clone, Debug)]
+pub struct TournamentControl {
+    finishing: Arc<AtomicBool>,
+    abort: Arc<Mutex<Option<Sender<()>>>>,
+    aborted: Receiver<()>,
+}
+
+impl Default for TournamentControl {
+    fn default() -> TournamentControl {
+        TournamentControl::new()
+    }
+}
+
+impl TournamentControl {
+    /// A control for one series.
+    pub fn new() -> TournamentControl {
+        let (abort, aborted) = unbounded();
+        TournamentControl {
+            finishing: Arc::new(AtomicBool::new(false)),
+            abort: Arc::new(Mutex::new(Some(abort))),
+            aborted,
+        }
+    }
+
+    /// Start no new game; the running ones play to their end.
+    pub fn finish(&self) {
+        self.finishing.store(true, Ordering::SeqCst);
+    }
+
+    /// Start no new game, and end the running ones now (result `*`, not recorded).
+    pub fn abort(&self) {
+        self.finish();
+        // Dropping the only sender wakes every game's select.
+        if let Ok(mut abort) = self.abort.lock() {
+            abort.take();
+        }
+    }
+
+    /// Whether [`TournamentControl::finish`] or [`TournamentControl::abort`] was called.
+    pub fn is_finishing(&self) -> bool {
+        self.finishing.load(Ordering::SeqCst)
+    }
+}
+
+/// What a series did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TournamentReport {
+    /// Every finished game (resumed ones included), by number.
+    pub games: Vec<GameLine>,
+    /// The standings.
+    pub standings: Vec<Standing>,
+    /// How many games ended for each reason, in the order of [`Reason::ALL`].
+    pub reasons: Vec<(Reason, u32)>,
+    /// The SPRT's standing (SPRT mode only).
+    pub sprt: Option<SprtStatus>,
+    /// Why it ended.
+    pub end: EndKind,
+    /// Games in the schedule (`None` for an SPRT).
+    pub scheduled: Option<u32>,
+}
+
+/// Plays the series; events go to `events` (a closed channel is fine), finished games to the
+/// files.
+///
+/// # Errors
+/// A [`TournamentError`] if the options do not fit, or a file cannot be read or written; once
+/// games run, a failing file write is reported and the series goes on.
+pub fn run_tournament(
+    config: &TournamentConfig,
+    control: &TournamentControl,
+    events: &Sender<TournamentEvent>,
+) -> Result<TournamentReport, TournamentError> {
+    config.validate()?;
+    let schedule = config.schedule();
+    let names: Vec<String> = config.participants.iter().map(|p| p.name.clone()).collect();
+    let mut book = Book::new(config, &names);
+
+    let resumed = if config.resume {
+        read_resumed(config, &schedule)?
+    } else {
+        check_fresh(config.results.as_deref())?
+    };
+    let mut files = Files::open(config)?;
+    let emit = |event: TournamentEvent| {
+        let _ = events.send(event);
+    };
+    for game in schedule.games() {
+        emit(game_event(config, &game));
+    }
+    let mut done: HashSet<u32> = HashSet::new();
+    for line in resumed.into_values() {
+        emit(TournamentEvent::Resumed {
+            number: line.game,
+            result: line.game_result(),
+            reason: line.game_reason().unwrap_or(Reason::Aborted),
+        });
+        done.insert(line.game);
+        book.add(line);
+    }
+    let mut stopped = false;
+    if !done.is_empty() {
+        emit(TournamentEvent::Scores(book.scores()));
+        if let Some(status) = book.sprt_status() {
+            emit(TournamentEvent::Sprt(status));
+            stopped = status.verdict.is_some();
+        }
+    }
+
+    let dispatch = Dispatch {
+        state: Mutex::new(DispatchState {
+            next: 1,
+            done,
+            stopped,
+        }),
+        schedule: &schedule,
+        control,
+    };
+    let (reports, inbox) = unbounded::<Report>();
+    thread::scope(|scope| {
+        for _ in 0..config.concurrency {
+            let reports = reports.clone();
+            let dispatch = &dispatch;
+            scope.spawn(move || worker(config, dispatch, &reports));
+        }
+        drop(reports);
+        // The coordinator: events in the order they come, files and scores per game.
+        let mut identified = vec![false; names.len()];
+        for report in inbox {
+            match report {
+                Report::Event(event) => emit(event),
+                Report::Identified { id, dxp_name } => {
+                    if !identified[id] {
+                        identified[id] = true;
+                        emit(TournamentEvent::Participant {
+                            id: id + 1,
+                            name: names[id].clone(),
+                            dxp_name,
+                        });
+                    }
+                }
+                Report::Finished(report, opening) => {
+                    let report = *report;
+                    if report.verdict.reason == Reason::Aborted {
+                        emit(TournamentEvent::Result {
+                            number: report.setup.number,
+                            result: GameResult::Unfinished,
+                            reason: Reason::Aborted,
+                            detail: "not recorded; it is played again on resume".to_owned(),
+                        });
+                        continue;
+                    }
+                    let line = GameLine::from_report(&report, &opening);
+                    files.write(config, &report, &line, &emit);
+                    emit(TournamentEvent::Result {
+                        number: line.game,
+                        result: report.verdict.result,
+                        reason: report.verdict.reason,
+                        detail: report.verdict.detail.clone(),
+                    });
+                    book.add(line);
+                    emit(TournamentEvent::Scores(book.scores()));
+                    if let Some(status) = book.sprt_status() {
+                        emit(TournamentEvent::Sprt(status));
+                        if status.verdict.is_some() {
+                            dispatch.stop();
+                        }
+                    }
+                }
+            }
+        }
+    });
+
+    let sprt = book.sprt_status();
+    let end = match sprt.and_then(|status| status.verdict) {
+        Some(hypothesis) => EndKind::Sprt(hypothesis),
+        None if control.is_finishing() => EndKind::Interrupted,
+        None => match schedule.total() {
+            Some(total) if book.games.len() as u32 >= total => EndKind::Complete,
+            Some(_) => EndKind::Interrupted,
+            None if config
+                .games
+                .is_some_and(|cap| book.games.len() as u32 >= cap) =>
+            {
+                EndKind::Complete
+            }
+            None => EndKind::Interrupted,
+        },
+    };
+    emit(TournamentEvent::End(end));
+    Ok(book.report(end, sprt, schedule.total()))
+}
+
+/// The `GAME` line of a scheduled game.
+fn game_event(config: &TournamentConfig, game: &ScheduledGame) -> TournamentEvent {
+    TournamentEvent::Game {
+        number: game.number,
+        white: config.participants[game.white].name.clone(),
+        black: config.participants[game.black].name.clone(),
+        opening: config.openings[game.opening].label.clone(),
+    }
+}
+
+/// Refuses to append a fresh run to a results file that already has games.
+fn check_fresh(results: Option<&Path>) -> Result<BTreeMap<u32, GameLine>, TournamentError> {
+    if let Some(path) = results
+        && fs::metadata(path).is_ok_and(|meta| meta.len() > 0)
+    {
+        return Err(TournamentError::Results {
+            path: path.to_owned(),
+            message: "the file has results already: resume it, or choose another file".into(),
+        });
+    }
+    Ok(BTreeMap::new())
+}
+
+/// The games of the results file, checked against the schedule.
+fn read_resumed(
+    config: &TournamentConfig,
+    schedule: &Schedule,
+) -> Result<BTreeMap<u32, GameLine>, TournamentError> {
+    let Some(path) = &config.results else {
+        return Ok(BTreeMap::new());
+    };
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => String::new(),
+        Err(source) => {
+            return Err(TournamentError::Io {
+                path: path.clone(),
+                source,
+            });
+        }
+    };
+    let fail = |message: String| TournamentError::Results {
+        path: path.clone(),
+        message,
+    };
+    let mut games = BTreeMap::new();
+    for line in GameLine::read_all(&text).map_err(|error| fail(error.to_string()))? {
+        let expected = schedule
+            .game(line.game)
+            .map(|game| game_event(config, &game));
+        let found = TournamentEvent::Game {
+            number: line.game,
+            white: line.white.clone(),
+            black: line.black.clone(),
+            opening: line.opening.clone(),
+        };
+        if expected.as_ref() != Some(&found) {
+            return Err(fail(format!(
+                "game {} ({} - {}, {}) is not in this schedule: the options differ from the \
+                 run that wrote the file",
+                line.game, line.white, line.black, line.opening
+            )));
+        }
+        games.insert(line.game, line);
+    }
+    Ok(games)
+}
+
+/// The PDN and results files, open for appending.
+struct Files {
+    pdn: Option<(PathBuf, fs::File)>,
+    results: Option<(PathBuf, fs::File)>,
+}
+
+impl Files {
+    fn open(config: &TournamentConfig) -> Result<Files, TournamentError> {
+        let open =
+            |path: &Option<PathBuf>| -> Result<Option<(PathBuf, fs::File)>, TournamentError> {
+                let Some(path) = path else { return Ok(None) };
+                let io = |source| TournamentError::Io {
+                    path: path.clone(),
+                    source,
+                };
+                if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    fs::create_dir_all(parent).map_err(io)?;
+                }
+                let file = OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(io)?;
+                Ok(Some((path.clone(), file)))
+            };
+        Ok(Files {
+            pdn: open(&config.pdn)?,
+            results: open(&config.results)?,
+        })
+    }
+
+    /// Appends a finished game to both files; a failure is reported as a note in the stream
+    /// (a full disk must not stop the games).
+    fn write(
+        &mut self,
+        config: &TournamentConfig,
+        report: &GameReport,
+        line: &GameLine,
+        emit: &dyn Fn(TournamentEvent),
+    ) {
+        let referee = &config.referee;
+        let pdn = line.to_pdn(report, &config.name, referee.minutes, referee.move_limit);
+        let json = format!("{}\n", line.to_json());
+        for (file, text) in [(&mut self.results, json), (&mut self.pdn, pdn)] {
+            if let Some((path, file)) = file
+                && let Err(error) = file.write_all(text.as_bytes()).and_then(|()| file.flush())
+            {
+                emit(TournamentEvent::Warning(format!(
+                    "cannot write {}: {error}",
+                    path.display()
+                )));
+            }
+        }
+    }
+}
+
+/// The tallies and finished games.
+struct Book<'a> {
+    names: &'a [String],
+    index: HashMap<String, usize>,
+    tallies: Vec<Tally>,
+    points: Vec<u32>,
+    games: BTreeMap<u32, GameLine>,
+    sprt: Option<SprtConfig>,
+}
+
+impl<'a> Book<'a> {
+    fn new(config: &TournamentConfig, names: &'a [String]) -> Book<'a> {
+        Book {
+            names,
+            index: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.clone(), i))
+                .collect(),
+            tallies: vec![Tally::default(); names.len()],
+            points: vec![0; names.len()],
+            games: BTreeMap::new(),
+            sprt: config.sprt,
+        }
+    }
+
+    fn add(&mut self, line: GameLine) {
+        let sides = [
+            (self.index.get(&line.white).copied(), Color::White),
+            (self.index.get(&line.black).copied(), Color::Black),
+        ];
+        let result = line.game_result();
+        for (id, color) in sides {
+            let Some(id) = id else { continue };
+            match result {
+                GameResult::Draw => {
+                    self.tallies[id].draws += 1;
+                    self.points[id] += 1;
+                }
+                GameResult::WhiteWins | GameResult::BlackWins => {
+                    let won = (result == GameResult::WhiteWins) == (color == Color::White);
+                    self.tallies[id].add(Some(won));
+                    if won {
+                        self.points[id] += 2;
+                    }
+                }
+                GameResult::Unfinished => {}
+            }
+        }
+        self.games.insert(line.game, line);
+    }
+
+    fn scores(&self) -> Vec<(String, u32)> {
+        self.names
+            .iter()
+            .cloned()
+            .zip(self.points.iter().copied())
+            .collect()
+    }
+
+    fn sprt_status(&self) -> Option<SprtStatus> {
+        self.sprt.map(|sprt| sprt.status(&self.tallies[0]))
+    }
+
+    fn report(
+        self,
+        end: EndKind,
+        sprt: Option<SprtStatus>,
+        scheduled: Option<u32>,
+    ) -> TournamentReport {
+        let mut counts: HashMap<Reason, u32> = HashMap::new();
+        for line in self.games.values() {
+            if let Some(reason) = line.game_reason() {
+                *counts.entry(reason).or_default() += 1;
+            }
+        }
+        TournamentReport {
+            standings: standings(self.names, &self.tallies),
+            reasons: Reason::ALL
+                .into_iter()
+                .filter_map(|reason| counts.get(&reason).map(|&n| (reason, n)))
+                .collect(),
+            games: self.games.into_values().collect(),
+            sprt,
+            end,
+            scheduled,
+        }
+    }
+}
+
+/// Hands out the games to the workers.
+struct Dispatch<'a> {
+    state: Mutex<DispatchState>,
+    schedule: &'a Schedule,
+    control: &'a TournamentControl,
+}
+
+struct DispatchState {
+    /// The next game number to look at.
+    next: u32,
+    /// Games finished already (resumed).
+    done: HashSet<u32>,
+    /// No more games (the SPRT decided).
+    stopped: bool,
+}
+
+impl Dispatch<'_> {
+    /// The next game to play, if any.
+    fn claim(&self) -> Option<ScheduledGame> {
+        if self.control.is_finishing() {
+            return None;
+        }
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if state.stopped {
+            return None;
+        }
+        loop {
+            let number = state.next;
+            let game = self.schedule.game(number)?;
+            state.next += 1;
+            if !state.done.contains(&number) {
+                return Some(game);
+            }
+        }
+    }
+
+    fn stop(&self) {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).stopped = true;
+    }
+
+    fn stopped(&self) -> bool {
+        self.control.is_finishing() || self.state.lock().map_or(true, |state| state.stopped)
+    }
+}
+
+/// What a worker tells the coordinator.
+enum Report {
+    Event(TournamentEvent),
+    Identified { id: usize, dxp_name: String },
+    Finished(Box<GameReport>, String),
+}
+
+/// Plays games until there are none left, with its own copies of the programs.
+fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<Report>) {
+    let send = |report: Report| {
+        let _ = reports.send(report);
+    };
+    let open_ended = dispatch.schedule.total().is_none();
+    let mut pool: HashMap<usize, Instance> = HashMap::new();
+    // Why the last copy of a participant ended, when it did not end well.
+    let mut ended: HashMap<usize, String> = HashMap::new();
+    let mut current = dispatch.claim();
+    while let Some(game) = current {
+        let next = dispatch.claim();
+        let ids = [game.white, game.black];
+        let names = ids.map(|id| config.participants[id].name.clone());
+        if open_ended {
+            send(Report::Event(game_event(config, &game)));
+        }
+        let mut missing = Vec::new();
+        let mut problems = Vec::new();
+        for (color, id) in [(Color::White, game.white), (Color::Black, game.black)] {
+            if pool.contains_key(&id) {
+                continue;
+            }
+            if let Some(why) = ended.remove(&id) {
+                send(Report::Event(TournamentEvent::Restart {
+                    name: names[color.index()].clone(),
+                    why,
+                }));
+            }
+            match Instance::start(&config.participants[id], &config.start) {
+                Ok(instance) => {
+                    pool.insert(id, instance);
+                }
+                Err(error) => {
+                    missing.push(color);
+                    problems.push(format!("{}: {error}", names[color.index()]));
+                    ended.insert(id, Reason::NoStart.word().to_owned());
+                }
+            }
+        }
+        let stop_after = ids.map(|id| next.is_none_or(|next| !next.involves(id)));
+        let setup = GameSetup {
+            number: game.number,
+            names: names.clone(),
+            start: config.openings[game.opening].start,
+            stop_after,
+        };
+        send(Report::Event(TournamentEvent::Begin {
+            number: game.number,
+            white: names[0].clone(),
+            black: names[1].clone(),
+        }));
+        let report = match (pool.remove(&game.white), pool.remove(&game.black)) {
+            (Some(mut white), Some(mut black)) => {
+                let mut on_event = |event: RefereeEvent| {
+                    if let Some(report) = translate(config, &setup, event) {
+                        send(report);
+                    }
+                };
+                let report = play_game(
+                    &mut white,
+                    &mut black,
+                    &setup,
+                    &config.referee,
+                    &dispatch.control.aborted,
+                    &mut on_event,
+                );
+                for (color, instance) in [(Color::White, white), (Color::Black, black)] {
+                    let id = ids[color.index()];
+                    if report.keep[color.index()] {
+                        pool.insert(id, instance);
+                    } else {
+                        instance.stop(config.start.grace);
+                        let why = if report.verdict.disqualified.contains(&color) {
+                            report.verdict.reason.word().to_owned()
+                        } else {
+                            "closed".to_owned()
+                        };
+                        ended.insert(id, why);
+                    }
+                }
+                report
+            }
+            (white, black) => {
+                // Keep the copy that did start for the next game.
+                for (id, instance) in [(game.white, white), (game.black, black)] {
+                    if let Some(instance) = instance {
+                        pool.insert(id, instance);
+                    }
+                }
+                let report = GameReport::not_started(setup.clone(), &missing, &problems.join("; "));
+                for &color in &report.verdict.disqualified {
+                    send(Report::Event(TournamentEvent::Disqualification {
+                        number: game.number,
+                        name: names[color.index()].clone(),
+                        reason: report.verdict.reason,
+                        detail: report.verdict.detail.clone(),
+                    }));
+                }
+                report
+            }
+        };
+        let opening = config.openings[game.opening].label.clone();
+        send(Report::Finished(Box::new(report), opening));
+        // Copies the next game does not need are stopped now.
+        let keep: Vec<usize> = pool
+            .keys()
+            .copied()
+            .filter(|&id| next.is_some_and(|next| next.involves(id)) && !dispatch.stopped())
+            .collect();
+        for id in pool.keys().copied().collect::<Vec<_>>() {
+            if !keep.contains(&id)
+                && let Some(instance) = pool.remove(&id)
+            {
+                instance.stop(config.start.grace);
+            }
+        }
+        current = if dispatch.stopped() { None } else { next };
+    }
+    for (_, instance) in pool.drain() {
+        instance.stop(config.start.grace);
+    }
+}
+
+/// The tournament's view of a referee event, if it has one.
+fn translate(config: &TournamentConfig, setup: &GameSetup, event: RefereeEvent) -> Option<Report> {
+    let name = |color: Color| setup.names[color.index()].clone();
+    let id = |color: Color| {
+        config
+            .participants
+            .iter()
+            .position(|p| p.name == setup.names[color.index()])
+    };
+    Some(match event {
+        RefereeEvent::Identified { color, name } => Report::Identified {
+            id: id(color)?,
+            dxp_name: name,
+        },
+        RefereeEvent::Moved {
+            ply, text, millis, ..
+        } if config.moves => Report::Event(TournamentEvent::Move {
+            number: setup.number,
+            ply,
+            text,
+            millis,
+        }),
+        RefereeEvent::Disqualified {
+            color,
+            reason,
+            detail,
+        } => Report::Event(TournamentEvent::Disqualification {
+            number: setup.number,
+            name: name(color),
+            reason,
+            detail,
+        }),
+        _ => return None,
+    })
+}
