@@ -447,3 +447,23 @@ fn abort_ends_the_running_game() {
         let _ = Reason::Aborted;
     });
 }
+
+/// The event stream of a deterministic match (players that do not search, one game at a
+/// time), word for word.
+#[test]
+fn event_stream_snapshot() {
+    let lines = bounded(Duration::from_secs(60), || {
+        let first = Participant {
+            name: "first".into(),
+            kind: ParticipantKind::Builtin(BuiltinPlayer::FirstLegal),
+        };
+        let mut config = quick(vec![first, random("random", 11)], Format::Match, 4);
+        config.referee.adjudication.max_moves = Some(20);
+        config.openings = vec![
+            Opening::initial(),
+            Opening::from_position("W:W31-48:B3-20".parse().unwrap()),
+        ];
+        run(&config, &TournamentControl::new()).1
+    });
+    insta::assert_snapshot!(lines.join("\n"));
+}
