@@ -12,8 +12,8 @@
 //! | 11 | `demo` | a complete DXP game over loopback TCP between two built-in engines, board shown, PDN saved | planned (session) |
 //! | 20 | `follow` | the engine as a DXP Follower: `--listen` (default 127.0.0.1:27531) or `--connect` | planned (session) |
 //! | 21 | `initiate` | the engine as a DXP Initiator: `--connect` or `--listen`, `--games`, `--minutes`, `--moves`, `--color`, `--start`/`--openings` | planned (session) |
-//! | 30 | `match` | the referee: two participants, N games or an SPRT | planned (issue 7) |
-//! | 31 | `tournament` | the referee: round robin or gauntlet, `--concurrency` | planned (issue 7) |
+//! | 30 | `match` | the referee: two participants, N games or an SPRT | done |
+//! | 31 | `tournament` | the referee: round robin or gauntlet, `--concurrency` | done |
 //! | 40 | `proxy` | relay between two DXP programs and log every message, flagging what breaks the spec | planned (session) |
 //! | 41 | `decode` | DXP messages to JSON lines | done |
 //! | 42 | `encode` | JSON lines to DXP messages | done |
@@ -53,8 +53,10 @@ use crate::cmd;
 use crate::input::Source;
 use crate::log::Level;
 
+mod referee;
 mod session;
 
+pub(crate) use referee::{MatchArgs, TournamentArgs};
 pub(crate) use session::{
     ColorChoice, DemoArgs, FollowArgs, InitiateArgs, PlayArgs, ProxyArgs, RoleChoice,
 };
@@ -136,6 +138,14 @@ pub(crate) enum Command {
     #[command(display_order = 21, after_long_help = INITIATE_EXAMPLES)]
     Initiate(InitiateArgs),
 
+    /// Referee a match between two DXP programs: N games, or an SPRT
+    #[command(display_order = 30, after_long_help = MATCH_EXAMPLES)]
+    Match(MatchArgs),
+
+    /// Referee a round robin or a gauntlet among DXP programs, several games at once
+    #[command(display_order = 31, after_long_help = TOURNAMENT_EXAMPLES)]
+    Tournament(TournamentArgs),
+
     /// Relay between two DXP programs, logging every message and flagging what breaks the spec
     #[command(display_order = 40, after_long_help = PROXY_EXAMPLES)]
     Proxy(ProxyArgs),
@@ -160,6 +170,35 @@ pub(crate) enum Command {
     #[command(display_order = 52, after_long_help = BENCH_EXAMPLES)]
     Bench(BenchArgs),
 }
+
+const MATCH_EXAMPLES: &str = "\
+Examples:
+  damx match --engine builtin,depth=6,name=d6 --engine builtin,depth=4,name=d4 --games 20 --minutes 0
+  damx match --engine 'cmd=./scan dxp {port},dir=engines/scan,connect=127.0.0.1:{port}' \\
+             --engine builtin --minutes 1 --games 100 --pdn scan.pdn --results scan.jsonl
+  damx match --engine builtin,name=new --engine builtin,name=old --sprt elo0=0,elo1=10
+
+A participant (--engine, twice) is `builtin` (the damx engine in process; keys depth, nodes, \
+movetime, threads, hash; `builtin=random` or `builtin=first` for baselines) or an external \
+DXP program: cmd=COMMAND, dir=DIR, and connect=HOST:PORT (it listens) or listen (it connects); \
+{port} in the command and address is replaced by a free port. damx is the Initiator towards \
+both, checks every move, keeps the clocks and adjudicates. Each opening is played twice with \
+colours swapped. Standard output is the event stream (one event a line: GAME, BEGIN, \
+DISQUALIFICATION, RESULT, SCORES, SPRT, END, ...) then the table. Ctrl-C once finishes the \
+running games, twice aborts them; --results with --resume continues an interrupted series.";
+
+const TOURNAMENT_EXAMPLES: &str = "\
+Examples:
+  damx tournament --engine builtin,depth=2 --engine builtin,depth=4 --engine builtin=random \\
+                  --minutes 0 --games 4 --max-moves 80
+  damx tournament --format gauntlet --engine builtin,name=damx \\
+                  --engine 'cmd=moby {port},connect=127.0.0.1:{port}' \\
+                  --engine 'cmd=./kingsrow --connect {port},listen' --concurrency 2 --pdn out.pdn
+  damx tournament --engines engines.json --results t.jsonl --resume
+
+--games is per pairing (each opening twice, colours swapped). --concurrency (default: the \
+number of cores) plays several games at once, each with its own copy of the programs: use \
+{port} for external programs. See `damx match --help` for participants and the event stream.";
 
 const PLAY_EXAMPLES: &str = "\
 Examples:

@@ -76,6 +76,12 @@ fn run(command: Command) -> Result<(), Error> {
         Command::Initiate(args) => cmd::initiate::run(&args.into_config(), &mut out),
         Command::Play(args) => cmd::play::run(&args.into_config(), &mut out),
         Command::Proxy(args) => cmd::proxy::run(&args.into_config(), &mut out),
+        Command::Match(args) => args
+            .into_config()
+            .and_then(|config| cmd::referee::run(&config, &mut out)),
+        Command::Tournament(args) => args
+            .into_config()
+            .and_then(|config| cmd::referee::run(&config, &mut out)),
     };
     // Whatever the command wrote goes out before its error, if any, is reported.
     let flushed = out.flush().map_err(Error::stdout);

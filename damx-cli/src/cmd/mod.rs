@@ -17,6 +17,7 @@ pub(crate) mod initiate;
 pub(crate) mod perft;
 pub(crate) mod play;
 pub(crate) mod proxy;
+pub(crate) mod referee;
 pub(crate) mod show;
 
 /// Counts the valid and invalid items of a conversion, which goes on past invalid ones.

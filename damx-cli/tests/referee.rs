@@ -1,0 +1,158 @@
+//! Runs the real `damx match` and `damx tournament` and checks their output and exit codes:
+//! a small match between built-in players, a tournament with a broken external program (the
+//! python3 script of damx-session's tests), JSON output, and usage errors.
+
+use std::process::{Command, Output};
+
+fn damx(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_damx"))
+        .args(args)
+        .output()
+        .expect("the damx binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("UTF-8")
+}
+
+const QUICK: &[&str] = &[
+    "--minutes",
+    "0",
+    "--max-moves",
+    "40",
+    "--adjudicate",
+    "material",
+    "--pace",
+    "0",
+    "--grace",
+    "0.3",
+    "--move-timeout",
+    "2",
+];
+
+/// A match of four games: the schedule, each game's BEGIN and RESULT, the scores, END, then
+/// the table; exit code 0.
+#[test]
+fn a_small_match() {
+    let mut args = vec![
+        "match",
+        "--engine",
+        "builtin,depth=1,name=engine",
+        "--engine",
+        "builtin=random,seed=3",
+        "--games",
+        "4",
+        "--concurrency",
+        "2",
+    ];
+    args.extend_from_slice(QUICK);
+    let output = damx(&args);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let text = stdout(&output);
+    let words: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.split(' ').next())
+        .collect();
+    assert_eq!(words.iter().filter(|w| **w == "GAME").count(), 4);
+    assert_eq!(words.iter().filter(|w| **w == "BEGIN").count(), 4);
+    assert_eq!(words.iter().filter(|w| **w == "RESULT").count(), 4);
+    assert!(text.contains("PARTICIPANT 1 engine engine"), "{text}");
+    assert!(text.contains("\nEND complete\n"), "{text}");
+    let table = text.split("END complete").nth(1).unwrap();
+    assert!(table.contains("rank  name"), "{table}");
+    assert!(
+        table.contains("engine") && table.contains("random"),
+        "{table}"
+    );
+    assert!(table.contains("games ended by:"), "{table}");
+}
+
+/// A gauntlet with a program that sends an illegal move: it forfeits both games, the series
+/// completes, and --json prints the results lines and the standings.
+#[test]
+fn a_tournament_with_a_broken_program() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../damx-session/tests/programs/broken_follower.py"
+    );
+    let broken = format!("name=broken,cmd=python3 {script} illegal --connect {{port}},listen");
+    let mut args = vec![
+        "tournament",
+        "--format",
+        "gauntlet",
+        "--engine",
+        "builtin,depth=1",
+        "--engine",
+        &broken,
+        "--engine",
+        "builtin=first",
+        "--openings",
+        "start",
+        "--json",
+    ];
+    args.extend_from_slice(QUICK);
+    let output = damx(&args);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let lines: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON lines"))
+        .collect();
+    assert_eq!(lines.len(), 5, "four games and the standings");
+    let broken_games: Vec<&serde_json::Value> = lines[..4]
+        .iter()
+        .filter(|game| game["white"] == "broken" || game["black"] == "broken")
+        .collect();
+    assert_eq!(broken_games.len(), 2);
+    for game in broken_games {
+        assert_eq!(game["reason"], "illegal-move", "{game}");
+        assert_eq!(game["disqualified"][0], "broken");
+    }
+    let standings = &lines[4];
+    assert_eq!(standings["type"], "standings");
+    assert_eq!(standings["end"], "complete");
+    assert_eq!(standings["standings"][0]["name"], "damx");
+}
+
+/// Usage mistakes are named on one line with exit code 2.
+#[test]
+fn usage_errors() {
+    for (args, says) in [
+        (
+            vec!["match", "--engine", "builtin"],
+            "a match needs two participants",
+        ),
+        (
+            vec!["match", "--engine", "cmd=prog", "--engine", "builtin"],
+            "say how to reach",
+        ),
+        (
+            vec![
+                "tournament",
+                "--engine",
+                "builtin",
+                "--engine",
+                "cmd=p,connect=127.0.0.1:27531",
+                "--concurrency",
+                "2",
+            ],
+            "fixed port",
+        ),
+        (
+            vec![
+                "match",
+                "--engine",
+                "builtin",
+                "--engine",
+                "builtin",
+                "--sprt",
+                "elo0=3,elo1=1",
+            ],
+            "elo1",
+        ),
+    ] {
+        let output = damx(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
