@@ -14,7 +14,8 @@
 //! - a message out of state: a GAMEACC without a GAMEREQ, a GAMEREQ from the Follower or
 //!   during a game, a MOVE outside a game, a BACKACC without a BACKREQ, a second GAMEEND
 //!   before the acknowledgement, a GAMEEND between games;
-//! - a MOVE or a first GAMEEND out of turn;
+//! - a MOVE or a first GAMEEND out of turn (a GAMEEND that answers the opponent's illegal or
+//!   out-of-turn MOVE may come at any time);
 //! - an illegal MOVE (matched by from, to and the set of captured squares, as the session
 //!   does); the game goes on without it;
 //! - a field the spec does not allow there: a GAMEACC `0` to a request of another protocol
@@ -177,6 +178,9 @@ struct Followed {
     backreq: Option<(Party, usize)>,
     /// A GAMEREQ sent during the game, waiting for its (refusing) GAMEACC.
     stray_request: bool,
+    /// The party that sent an illegal or out-of-turn MOVE since the last legal one: its
+    /// opponent may then end the game at once (as damx does), whoever is to move.
+    offender: Option<Party>,
 }
 
 impl Followed {
@@ -479,6 +483,7 @@ impl Monitor {
                     game: Game::new(start),
                     backreq: None,
                     stray_request: false,
+                    offender: None,
                 });
             }
             Phase::Playing(mut followed)
@@ -534,6 +539,7 @@ impl Monitor {
             return observation;
         };
         if followed.to_move() != from {
+            followed.offender = Some(from);
             observation.flag(
                 FindingKind::OutOfTurn,
                 from,
@@ -563,20 +569,24 @@ impl Monitor {
                     position.move_text(&legal)
                 );
                 followed.game.play(legal);
+                followed.offender = None;
                 if let Some(outcome) = followed.game.outcome() {
                     note.push_str(&format!(" ({outcome})"));
                 }
                 observation.note = Some(note);
             }
-            Err(error) => observation.flag(
-                FindingKind::IllegalMove,
-                from,
-                format!(
-                    "sent an illegal move in game {} ({} to move): {error}",
-                    followed.number,
-                    position.side_to_move()
-                ),
-            ),
+            Err(error) => {
+                followed.offender = Some(from);
+                observation.flag(
+                    FindingKind::IllegalMove,
+                    from,
+                    format!(
+                        "sent an illegal move in game {} ({} to move): {error}",
+                        followed.number,
+                        position.side_to_move()
+                    ),
+                );
+            }
         }
         observation
     }
@@ -587,7 +597,8 @@ impl Monitor {
         let phase = std::mem::replace(&mut self.phase, Phase::Idle);
         match phase {
             Phase::Playing(followed) => {
-                if followed.to_move() != from {
+                let answers_offence = followed.offender == Some(from.other());
+                if followed.to_move() != from && !answers_offence {
                     observation.flag(
                         FindingKind::OutOfTurn,
                         from,
@@ -866,6 +877,20 @@ mod tests {
                 (FindingKind::OutOfState, A),
             ]
         );
+        // After an illegal move, its victim may end the game whoever is to move.
+        let mut after_offence = Monitor::new();
+        let (findings, _) = run(
+            &mut after_offence,
+            &[
+                (A, REQUEST_B_WHITE),
+                (B, ACCEPT),
+                (B, "M0000322600"),
+                (A, "CIllegal"),
+                (A, "E00"),
+                (B, "E00"),
+            ],
+        );
+        assert_eq!(kinds(&findings), [(FindingKind::IllegalMove, B)]);
         let observation = monitor.frame(B, Err::<&Message, _>("byte 3: expected a digit"));
         assert_eq!(observation.findings[0].kind, FindingKind::BadFrame);
     }

@@ -212,10 +212,7 @@ impl Show {
             } => {
                 text = format!(
                     "game {number} refused by {}: {}{}",
-                    match by {
-                        Side::Us => "us",
-                        Side::Peer => "the peer",
-                    },
+                    who(*by),
                     refusal_words(*code),
                     why.as_ref()
                         .map(|why| format!(" ({why})"))
@@ -285,7 +282,8 @@ impl Show {
                 ..
             } => {
                 text = format!(
-                    "take-back asked by {requested_by}: back to ply {ply}, {} to move",
+                    "taken back to ply {ply} (asked by {}), {} to move",
+                    who(*requested_by),
                     position.side_to_move()
                 );
                 if let Some(view) = self.games.get_mut(&key) {
@@ -301,7 +299,8 @@ impl Show {
                 requested_by, code, ..
             } => {
                 text = format!(
-                    "take-back asked by {requested_by} refused: {}",
+                    "take-back asked by {} refused: {}",
+                    who(*requested_by),
                     backacc_words(*code)
                 );
             }
@@ -453,6 +452,14 @@ fn game_over_json(record: &GameRecord) -> Value {
         "black": record.black, "result": record.result.as_str(),
         "termination": record.termination.to_string(), "moves": moves,
     })
+}
+
+/// `us` or `the peer`.
+fn who(side: Side) -> &'static str {
+    match side {
+        Side::Us => "us",
+        Side::Peer => "the peer",
+    }
 }
 
 fn side_word(side: Side) -> &'static str {

@@ -1,0 +1,679 @@
+//! Runs the real `damx` binary for the session commands (`follow`, `initiate`, `demo`, `play`,
+//! `proxy`): real processes over real sockets on 127.0.0.1 (port 0, so tests never collide),
+//! each with a hard time limit, checking what they print, the files they write and their exit
+//! codes. Engines search one or two plies deep so that whole games take a second or two.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use damx_rules::GameResult;
+use damx_rules::pdn::{PdnGame, parse_games};
+
+/// How long any one step may take before the test fails.
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// A running `damx`: its standard output a line at a time, killed if the test ends first.
+struct Damx {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    /// Every line read so far.
+    seen: Vec<String>,
+    stderr: Receiver<String>,
+}
+
+impl Damx {
+    /// Starts `damx args...`.
+    fn start(args: &[&str]) -> Damx {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_damx"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the damx binary starts");
+        let lines = read_lines(child.stdout.take().expect("stdout is piped"));
+        let stderr = read_lines(child.stderr.take().expect("stderr is piped"));
+        Damx {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            seen: Vec::new(),
+            stderr,
+        }
+    }
+
+    /// Waits for a line of standard output that `wanted` accepts; returns it.
+    fn expect(&mut self, what: &str, wanted: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + LIMIT;
+        loop {
+            match self
+                .lines
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if wanted(&line) {
+                        return line;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => panic!(
+                    "no line {what} within {LIMIT:?}; output so far:\n{}",
+                    self.seen.join("\n")
+                ),
+                Err(RecvTimeoutError::Disconnected) => panic!(
+                    "damx ended its output without a line {what}; output:\n{}\nerrors:\n{}",
+                    self.seen.join("\n"),
+                    self.stderr.try_iter().collect::<Vec<_>>().join("\n")
+                ),
+            }
+        }
+    }
+
+    /// The port of the `listening on ADDRESS` line it prints first.
+    fn listening_port(&mut self) -> u16 {
+        let line = self.expect("listening on ...", |line| line.starts_with("listening on "));
+        line.rsplit(':').next().unwrap().parse().expect("a port")
+    }
+
+    /// Types a line on its standard input.
+    fn type_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        writeln!(stdin, "{line}").expect("damx reads its input");
+        stdin.flush().unwrap();
+    }
+
+    /// Sends SIGINT, as Ctrl-C does.
+    fn interrupt(&self) {
+        let status = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+    }
+
+    /// Waits for the process to end (closing its standard input first); returns its exit
+    /// code, the rest of its output and its standard error.
+    fn finish(mut self) -> (i32, String, String) {
+        drop(self.stdin.take());
+        let status = wait(&mut self.child, LIMIT);
+        let mut out = std::mem::take(&mut self.seen);
+        out.extend(self.lines.iter());
+        let errors: Vec<String> = self.stderr.iter().collect();
+        let code = status.code().expect("damx exits with a code");
+        (code, out.join("\n"), errors.join("\n"))
+    }
+}
+
+impl Drop for Damx {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The lines of a stream, from a thread.
+fn read_lines(stream: impl Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = channel();
+    thread::spawn(move || {
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits for `child` to exit; kills it and fails the test past `limit`.
+fn wait(child: &mut Child, limit: Duration) -> ExitStatus {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().expect("waiting works") {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("damx did not exit within {limit:?}");
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A temporary directory for one test, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("damx-session-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.0.join(name).to_str().unwrap().to_owned()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The games of a PDN file, or of every PDN file of a directory.
+fn games_in(path: &Path) -> Vec<PdnGame> {
+    let mut files = Vec::new();
+    if path.is_dir() {
+        for entry in std::fs::read_dir(path).unwrap() {
+            files.push(entry.unwrap().path());
+        }
+        files.sort();
+    } else {
+        files.push(path.to_path_buf());
+    }
+    let mut games = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        games.extend(
+            parse_games(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", file.display())),
+        );
+    }
+    games
+}
+
+/// A port of 127.0.0.1 that nothing listens on (as far as can be known).
+fn closed_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// Engines that finish a game in a second or two.
+const QUICK: &[&str] = &["--depth", "2", "--hash", "4", "--pace", "2"];
+
+fn args<'a>(first: &[&'a str], rest: &[&'a str]) -> Vec<&'a str> {
+    first.iter().chain(rest).copied().collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// follow and initiate
+
+/// `follow` listens and `initiate` connects: two damx processes play a complete game, both
+/// show it, both end with 0, and the Initiator's PDN has the game with a result by the rules.
+#[test]
+fn follow_and_initiate_play_a_complete_game() {
+    let dir = TempDir::new("follow-initiate");
+    let pdn = dir.path("games.pdn");
+    let mut follower = Damx::start(&args(
+        &[
+            "follow",
+            "--listen",
+            "127.0.0.1:0",
+            "--games",
+            "1",
+            "--name",
+            "Follower",
+        ],
+        QUICK,
+    ));
+    let port = follower.listening_port().to_string();
+    let address = format!("127.0.0.1:{port}");
+    let initiator = Damx::start(&args(
+        &[
+            "initiate",
+            "--connect",
+            &address,
+            "--name",
+            "Initiator",
+            "--pdn",
+            &pdn,
+        ],
+        QUICK,
+    ));
+    let (code, out, errors) = initiator.finish();
+    assert_eq!(code, 0, "{out}\n{errors}");
+    assert!(
+        out.contains("game 1: Initiator (white) - Follower (black)"),
+        "{out}"
+    );
+    assert!(out.contains("   1.   "), "one line a move: {out}");
+    assert!(out.contains("game 1 over: "), "{out}");
+    assert!(out.contains(&format!("saved {pdn}")), "{out}");
+    let (code, out, errors) = follower.finish();
+    assert_eq!(code, 0, "{out}\n{errors}");
+    assert!(out.contains("game 1 over: "), "{out}");
+
+    let games = games_in(Path::new(&pdn));
+    assert_eq!(games.len(), 1);
+    let game = &games[0];
+    assert_eq!(game.tag("White"), Some("Initiator"));
+    assert_eq!(game.tag("Black"), Some("Follower"));
+    assert_ne!(game.result, GameResult::Unfinished, "a complete game");
+    let played = game.to_game().expect("every move legal");
+    assert!(played.outcome().is_some(), "ended by the rules");
+}
+
+/// The other socket direction: `initiate` listens and `follow` connects. Two games with a move
+/// limit, damx-initiate black in both (`--color black`), the Follower's PDN in a directory.
+#[test]
+fn initiate_listens_and_follow_connects() {
+    let dir = TempDir::new("initiate-listens");
+    let records = dir.path("records");
+    let mut initiator = Damx::start(&args(
+        &[
+            "initiate",
+            "--listen",
+            "127.0.0.1:0",
+            "--games",
+            "2",
+            "--moves",
+            "6",
+            "--color",
+            "black",
+            "--name",
+            "Initiator",
+            "--json",
+        ],
+        QUICK,
+    ));
+    let listening = initiator.expect("listening", |line| line.contains("\"listening\""));
+    let value: serde_json::Value = serde_json::from_str(&listening).unwrap();
+    let address = value["address"].as_str().unwrap().to_owned();
+    let follower = Damx::start(&args(
+        &[
+            "follow",
+            "--connect",
+            &address,
+            "--name",
+            "Follower",
+            "--pdn",
+            &records,
+        ],
+        QUICK,
+    ));
+    let (code, out, errors) = initiator.finish();
+    assert_eq!(code, 0, "{out}\n{errors}");
+    let events: Vec<serde_json::Value> = out
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    let over: Vec<&serde_json::Value> =
+        events.iter().filter(|e| e["type"] == "game_over").collect();
+    assert_eq!(over.len(), 2, "{out}");
+    assert!(
+        over.iter()
+            .all(|e| e["black"] == "Initiator" && e["white"] == "Follower")
+    );
+    assert_eq!(
+        over[0]["moves"].as_array().unwrap().len(),
+        12,
+        "6 moves each"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "move" && e["by"] == "us")
+    );
+    let (code, out, errors) = follower.finish();
+    assert_eq!(code, 0, "{out}\n{errors}");
+    let games = games_in(Path::new(&records));
+    assert_eq!(games.len(), 2);
+    assert!(games.iter().all(|g| g.tag("Black") == Some("Initiator")));
+}
+
+/// Connecting where nobody listens is a network error (5), and so is listening on a port in
+/// use; an address without a port is a usage error (2). Each says what failed in one line.
+#[test]
+fn network_errors_have_their_exit_codes() {
+    let port = closed_port();
+    let address = format!("127.0.0.1:{port}");
+    let (code, _, errors) = Damx::start(&["initiate", "--connect", &address]).finish();
+    assert_eq!(code, 5, "{errors}");
+    assert_eq!(
+        errors,
+        format!("damx: cannot connect to {address}: connection refused")
+    );
+
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    let (code, _, errors) = Damx::start(&["follow", "--listen", &address]).finish();
+    assert_eq!(code, 5, "{errors}");
+    assert_eq!(
+        errors,
+        format!("damx: cannot listen on {address}: address already in use")
+    );
+
+    let (code, _, errors) = Damx::start(&["follow", "--connect", "localhost"]).finish();
+    assert_eq!(code, 2, "{errors}");
+    assert!(errors.contains("expected HOST:PORT"), "{errors}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// demo
+
+/// The demo plays a whole game over loopback TCP, shows moves and boards, prints the result
+/// and where the PDN went; the PDN reads back with a result, the transcript has the frames.
+#[test]
+fn demo_plays_a_complete_game_and_saves_it() {
+    let dir = TempDir::new("demo");
+    let pdn = dir.path("demo.pdn");
+    let transcript = dir.path("demo.jsonl");
+    let (code, out, errors) = Damx::start(&[
+        "demo",
+        "--depth",
+        "2",
+        "--pace",
+        "2",
+        "--hash",
+        "4",
+        "--pdn",
+        &pdn,
+        "--transcript",
+        &transcript,
+    ])
+    .finish();
+    assert_eq!(code, 0, "{out}\n{errors}");
+    assert!(
+        out.starts_with("damx demo: 1 DXP game over TCP on 127.0.0.1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("damx initiator (white) - damx follower (black)"),
+        "{out}"
+    );
+    assert!(out.contains("46-50"), "a board is drawn: {out}");
+    assert!(
+        out.contains("white  damx initiator"),
+        "with the clocks: {out}"
+    );
+    assert!(out.contains("game 1 over: "), "{out}");
+    assert!(out.contains("moves: 1. "), "the move list: {out}");
+    assert!(out.contains(&format!("saved {pdn}")), "{out}");
+    let games = games_in(Path::new(&pdn));
+    assert_eq!(games.len(), 1);
+    assert_ne!(games[0].result, GameResult::Unfinished);
+    assert_eq!(games[0].tag("Event"), Some("damx demo"));
+    let frames = std::fs::read_to_string(&transcript).unwrap();
+    let first: serde_json::Value = serde_json::from_str(frames.lines().next().unwrap()).unwrap();
+    assert_eq!(first["dir"], "out");
+    assert_eq!(first["message"]["type"], "gamereq");
+    assert!(frames.lines().count() > 10, "{frames}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// play
+
+/// A person's game through standard input against the built-in engine: help, the legal
+/// moves, a wrong move told and asked again, a move, a take-back, a chat, then resigning:
+/// the PDN says white gave up.
+#[test]
+fn play_takes_moves_and_commands_from_standard_input() {
+    let dir = TempDir::new("play");
+    let pdn = dir.path("play.pdn");
+    let mut play = Damx::start(&[
+        "play", "--depth", "1", "--hash", "4", "--pace", "0", "--name", "Tester", "--pdn", &pdn,
+    ]);
+    play.expect("your move", |line| line.starts_with("your move (white"));
+    play.type_line("help");
+    play.expect("listing undo", |line| line.trim_start().starts_with("undo"));
+    play.type_line("moves");
+    let moves = play.expect("legal moves", |line| line.starts_with("legal moves: "));
+    assert_eq!(moves.split_whitespace().count(), 2 + 9, "{moves}");
+    play.type_line("32-29");
+    play.expect("the reason", |line| line.contains("\"32-29\""));
+    play.expect("the prompt again", |line| line.starts_with("your move"));
+    play.type_line("32-28");
+    play.expect("our move", |line| {
+        line.contains("32-28") && line.contains("Tester")
+    });
+    play.expect("your next move", |line| line.starts_with("your move"));
+    play.type_line("undo");
+    play.expect("the take-back", |line| line.contains("back to ply 0"));
+    play.expect("your move again", |line| line.starts_with("your move"));
+    play.type_line("chat good luck");
+    play.expect("the chat", |line| line == "chat to the peer: good luck");
+    play.type_line("resign");
+    play.expect("the result", |line| line.starts_with("game 1 over: 0-2"));
+    let (code, out, errors) = play.finish();
+    assert_eq!(code, 0, "{out}\n{errors}");
+    let games = games_in(Path::new(&pdn));
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0].tag("White"), Some("Tester"));
+    assert_eq!(games[0].tag("Termination"), Some("white gave up"));
+    assert!(games[0].moves.is_empty(), "the move was taken back");
+}
+
+/// A capture text that fits two captures lists both with their paths and takes a number;
+/// `quit` then ends the game with a GAMEEND, and the PDN has the chosen capture.
+#[test]
+fn play_asks_which_capture_an_ambiguous_text_means() {
+    let dir = TempDir::new("play-ambiguous");
+    let pdn = dir.path("play.pdn");
+    // White's king on 16 reaches 2 over 32, 33 and 8, or over 32, 34 and 8.
+    let mut play = Damx::start(&[
+        "play",
+        "--start",
+        "W:WK16,25:B8,32,33,34,45",
+        "--depth",
+        "1",
+        "--hash",
+        "4",
+        "--pace",
+        "0",
+        "--pdn",
+        &pdn,
+    ]);
+    play.expect("your move", |line| line.starts_with("your move"));
+    play.type_line("16x2");
+    play.expect("the question", |line| line.contains("fits 2 captures"));
+    let first = play.expect("candidate 1", |line| line.trim_start().starts_with("1)"));
+    let second = play.expect("candidate 2", |line| line.trim_start().starts_with("2)"));
+    assert!(first.contains("16x38x24x2 (captures 8,32,33)"), "{first}");
+    assert!(second.contains("16x43x30x2 (captures 8,32,34)"), "{second}");
+    play.type_line("2");
+    play.expect("the capture", |line| line.contains("16x43x30x2"));
+    play.expect("your next move", |line| line.starts_with("your move"));
+    play.type_line("quit");
+    let (code, out, errors) = play.finish();
+    assert_eq!(code, 0, "{out}\n{errors}");
+    let games = games_in(Path::new(&pdn));
+    let chosen = second.split_whitespace().nth(1).unwrap().to_owned();
+    let game = games[0].to_game().unwrap();
+    let start = *game.start();
+    assert_eq!(start.move_text(&game.moves()[0]), chosen);
+    assert_eq!(games[0].result, GameResult::Unfinished);
+}
+
+// ---------------------------------------------------------------------------------------------
+// proxy
+
+/// Between two damx processes the proxy forwards a whole dialogue, logs every frame with its
+/// meaning, flags nothing, and exits 0.
+#[test]
+fn proxy_logs_a_correct_dialogue() {
+    let mut follower = Damx::start(&args(
+        &["follow", "--listen", "127.0.0.1:0", "--games", "1"],
+        QUICK,
+    ));
+    let follower_port = follower.listening_port();
+    let target = format!("127.0.0.1:{follower_port}");
+    let mut proxy = Damx::start(&["proxy", "--listen", "127.0.0.1:0", "--connect", &target]);
+    let proxy_port = proxy.listening_port();
+    let initiator = Damx::start(&args(
+        &[
+            "initiate",
+            "--connect",
+            &format!("127.0.0.1:{proxy_port}"),
+            "--moves",
+            "8",
+        ],
+        QUICK,
+    ));
+    let (code, out, errors) = initiator.finish();
+    assert_eq!(code, 0, "{out}\n{errors}");
+    let (code, log, errors) = proxy.finish();
+    assert_eq!(code, 0, "{log}\n{errors}");
+    assert!(log.contains("A asks for game 1: B plays black"), "{log}");
+    assert!(log.contains("game 1 starts: A white, B black"), "{log}");
+    assert!(log.contains("game 1: 1. "), "{log}");
+    assert!(log.contains("game 1: 8... "), "{log}");
+    assert!(log.contains("\"E01\""), "{log}");
+    assert!(
+        log.contains("B acknowledges: game 1 over after 16 moves"),
+        "{log}"
+    );
+    assert!(!log.contains("!!"), "{log}");
+    assert!(log.ends_with("0 findings"), "{log}");
+    let (code, _, errors) = follower.finish();
+    assert_eq!(code, 0, "{errors}");
+}
+
+/// A scripted Initiator sends an illegal move through the proxy to `damx follow`: the proxy
+/// forwards it, flags it, and exits 4; the Follower ends the game and exits 4 as well.
+#[test]
+fn proxy_flags_an_illegal_move() {
+    let mut follower = Damx::start(&args(
+        &["follow", "--listen", "127.0.0.1:0", "--games", "1"],
+        QUICK,
+    ));
+    let target = format!("127.0.0.1:{}", follower.listening_port());
+    let mut proxy = Damx::start(&[
+        "proxy",
+        "--listen",
+        "127.0.0.1:0",
+        "--json",
+        "--connect",
+        &target,
+    ]);
+    let line = proxy.expect("listening", |line| line.contains("listening"));
+    let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let mut peer = TcpStream::connect(value["address"].as_str().unwrap()).unwrap();
+    peer.set_read_timeout(Some(LIMIT)).unwrap();
+    // We play white (the Follower black): R, then 32-26, which no man can do.
+    peer.write_all(b"R01Scripted                        Z005000A\0")
+        .unwrap();
+    let mut received = Vec::new();
+    let mut byte = [0u8; 1];
+    let mut next_frame = |peer: &mut TcpStream| -> String {
+        loop {
+            assert_eq!(peer.read(&mut byte).unwrap(), 1, "the connection stays up");
+            if byte[0] == 0 {
+                return String::from_utf8(std::mem::take(&mut received)).unwrap();
+            }
+            received.push(byte[0]);
+        }
+    };
+    assert!(next_frame(&mut peer).ends_with('0'), "accepted");
+    peer.write_all(b"M0000322600\0").unwrap();
+    // The Follower tells us (CHAT) and ends the game (GAMEEND); we acknowledge.
+    while !next_frame(&mut peer).starts_with('E') {}
+    peer.write_all(b"E00\0").unwrap();
+    drop(peer);
+
+    let (code, log, errors) = proxy.finish();
+    assert_eq!(code, 4, "{log}\n{errors}");
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let illegal = lines
+        .iter()
+        .find(|line| line["type"] == "finding")
+        .unwrap_or_else(|| panic!("a finding in {log}"));
+    assert_eq!(illegal["kind"], "illegal_move");
+    assert_eq!(illegal["by"], "A");
+    assert!(
+        lines
+            .iter()
+            .any(|line| line["raw"] == "M0000322600" && line["from"] == "A")
+    );
+    assert!(
+        errors.contains("damx: 1 violation of the spec flagged above"),
+        "{errors}"
+    );
+    let (code, out, _) = follower.finish();
+    assert_eq!(code, 4, "{out}");
+    assert!(out.contains("violation: "), "{out}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ctrl-C
+
+/// The first Ctrl-C ends the running game properly: our GAMEEND with stop code 1 on our turn
+/// (in the transcript), the game saved as unfinished, exit code 130; the Follower, asked to
+/// stop, ends with 0.
+#[test]
+fn ctrl_c_ends_the_game_with_a_gameend_and_saves_it() {
+    let dir = TempDir::new("sigint");
+    let pdn = dir.path("games.pdn");
+    let transcript = dir.path("dxp.jsonl");
+    let mut initiator = Damx::start(&[
+        "initiate",
+        "--listen",
+        "127.0.0.1:0",
+        "--games",
+        "3",
+        "--depth",
+        "1",
+        "--hash",
+        "4",
+        "--pace",
+        "100",
+        "--pdn",
+        &pdn,
+        "--transcript",
+        &transcript,
+    ]);
+    let port = initiator.listening_port();
+    let follower = Damx::start(&args(
+        &["follow", "--connect", &format!("127.0.0.1:{port}")],
+        QUICK,
+    ));
+    initiator.expect("a few moves", |line| line.starts_with("   3.   "));
+    initiator.interrupt();
+    let (code, out, errors) = initiator.finish();
+    assert_eq!(code, 130, "{out}\n{errors}");
+    assert!(errors.contains("damx: stopping"), "{errors}");
+    assert!(errors.ends_with("damx: interrupted by Ctrl-C"), "{errors}");
+    let frames: Vec<serde_json::Value> = std::fs::read_to_string(&transcript)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let ours = frames
+        .iter()
+        .find(|frame| frame["dir"] == "out" && frame["message"]["type"] == "gameend")
+        .expect("our GAMEEND");
+    assert_eq!(ours["raw"], "E01");
+    assert!(
+        frames
+            .iter()
+            .any(|f| f["dir"] == "in" && f["message"]["type"] == "gameend")
+    );
+    let games = games_in(Path::new(&pdn));
+    assert_eq!(games.len(), 1, "only the interrupted game");
+    assert_eq!(games[0].result, GameResult::Unfinished);
+    let (code, out, errors) = follower.finish();
+    assert_eq!(code, 0, "{out}\n{errors}");
+    assert!(out.contains("the peer stopped"), "{out}");
+}
+
+/// Ctrl-C while waiting for a connection ends the wait at once, with exit code 130.
+#[test]
+fn ctrl_c_stops_a_waiting_follower() {
+    let mut follower = Damx::start(&["follow", "--listen", "127.0.0.1:0"]);
+    follower.listening_port();
+    follower.interrupt();
+    let (code, _, errors) = follower.finish();
+    assert_eq!(code, 130, "{errors}");
+}
