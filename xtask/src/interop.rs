@@ -33,9 +33,9 @@ pydraughts in a venv under the target directory.";
 /// damx-wire and damx-session).
 const PYDRAUGHTS: &str = "0.6.7";
 
-/// Which program plays the Follower. Until the `damx follow` command exists this is the
-/// session crate's example, which takes the same flags; then it becomes `Follower::Cli`.
-const FOLLOWER: Follower = Follower::Example;
+/// Which program plays the Follower: `damx follow` itself. The session crate's example takes
+/// the same flags and can stand in for it when the command line is being reworked.
+const FOLLOWER: Follower = Follower::Cli;
 
 /// The search depth of the Follower's engine: fixed, so that the game is reproducible.
 const DEPTH: &str = "4";
@@ -53,6 +53,15 @@ enum Follower {
 }
 
 impl Follower {
+    /// The transcript file the Follower writes for `path`: `damx follow` listening writes one
+    /// per connection, `transcript-1.jsonl` for the first.
+    fn transcript(self, path: &Path) -> PathBuf {
+        match self {
+            Follower::Example => path.to_path_buf(),
+            Follower::Cli => path.with_file_name("transcript-1.jsonl"),
+        }
+    }
+
     /// Builds the program; returns the command to start it, without the common flags.
     fn build(self, root: &Path, target: &Path) -> anyhow::Result<Command> {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -125,7 +134,8 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     // The Follower ends its session after the game (pydraughts asks to stop); wait for it.
     let exited = wait_exit(&mut follower.0, Duration::from_secs(15));
     println!("interop: Follower log ({}):\n{}", log.display(), read(&log));
-    played.with_context(|| format!("transcript: {}", transcript.display()))?;
+    played
+        .with_context(|| format!("transcript: {}", FOLLOWER.transcript(&transcript).display()))?;
     match exited {
         Some(status) if status.success() => {}
         Some(status) => bail!("the Follower exited with {status}"),
@@ -134,7 +144,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     println!(
         "interop: passed (records in {}, transcript {})",
         records.display(),
-        transcript.display()
+        FOLLOWER.transcript(&transcript).display()
     );
     Ok(())
 }
