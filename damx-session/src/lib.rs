@@ -20,6 +20,10 @@
 //!   [`ScriptedPlayer`]; anything else implements [`Player`].
 //! - Records: every game ends as a [`GameRecord`] (in [`Event::GameOver`] and the
 //!   [`SessionReport`]), saved as PDN when [`RecordOptions::pdn`] says where.
+//! - Refereeing: [`referee`] plays one game between two DXP programs with damx as the
+//!   Initiator towards both (legality checks, clocks, forfeits, adjudication), and
+//!   [`tournament`] runs matches (N games or an SPRT), round robins and gauntlets on it, with
+//!   an event stream of one line an event ([`tournament::event`] lists its words).
 //!
 //! Two sessions over an in-memory connection, one game:
 //!

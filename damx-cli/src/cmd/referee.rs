@@ -49,7 +49,10 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     let control = TournamentControl::new();
     let route = control.clone();
     on_interrupt(move |command| match command {
-        Command::Stop => route.finish(),
+        Command::Stop => {
+            note!("no new games: the running ones play to their end (Ctrl-C again to abort them)");
+            route.finish();
+        }
         Command::Abort => route.abort(),
         _ => {}
     });

@@ -32,6 +32,7 @@ use crate::config::{FollowerConfig, SessionConfig};
 use crate::connection::{Connection, ConnectionOptions, Transcript};
 use crate::driver::{Control, accept, run_session};
 use crate::engine_player::{EnginePlayer, EnginePlayerOptions};
+use crate::machine::Incoming;
 use crate::player::{FirstLegalPlayer, Player, RandomPlayer};
 
 /// A program that takes part in matches and tournaments.
@@ -264,6 +265,23 @@ impl Instance {
                 _ => return None,
             }
         }
+    }
+
+    /// Whether the program is still there between games: its process runs and its connection
+    /// has not ended. Anything it sent since the last game is a stray message and is dropped.
+    pub fn is_alive(&mut self) -> bool {
+        if self.exit_status(Duration::ZERO).is_some() {
+            return false;
+        }
+        let Some(connection) = &self.connection else {
+            return false;
+        };
+        while let Ok(item) = connection.incoming().try_recv() {
+            if matches!(item, Incoming::Closed | Incoming::Failed(_)) {
+                return false;
+            }
+        }
+        true
     }
 
     /// Closes the connection, gives the program `grace` to exit, then kills it.
@@ -577,6 +595,43 @@ mod tests {
         assert!(matches!(error, StartError::Exited { .. }), "{error}");
         assert!(error.to_string().contains('3'), "{error}");
         assert!(started.elapsed() < options.timeout);
+    }
+
+    /// A program that connects and leaves is seen as gone between games; a built-in player
+    /// stays.
+    #[test]
+    fn alive_between_games() {
+        let leaver = Participant {
+            name: "leaver".into(),
+            kind: ParticipantKind::External(External {
+                command: [
+                    "python3",
+                    "-c",
+                    "import socket, sys; socket.create_connection(('127.0.0.1', int(sys.argv[1]))).close()",
+                    "{port}",
+                ]
+                .map(str::to_owned)
+                .to_vec(),
+                dir: None,
+                reach: Reach::Listen(SocketAddr::from(([127, 0, 0, 1], 0))),
+            }),
+        };
+        let mut instance = Instance::start(&leaver, &StartOptions::default()).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while instance.is_alive() {
+            assert!(Instant::now() < deadline, "the program left long ago");
+            thread::sleep(Duration::from_millis(20));
+        }
+        instance.stop(Duration::from_millis(100));
+
+        let builtin = Participant {
+            name: "first".into(),
+            kind: ParticipantKind::Builtin(BuiltinPlayer::FirstLegal),
+        };
+        let mut instance = Instance::start(&builtin, &StartOptions::default()).unwrap();
+        thread::sleep(Duration::from_millis(50));
+        assert!(instance.is_alive());
+        instance.stop(Duration::from_secs(1));
     }
 
     /// Fixed ports cannot serve two copies at once; `{port}`, port 0 and the built-in can.

@@ -11,7 +11,8 @@
 //! BEGIN <n> <white> <black>                        a game starts
 //! MOVE <n> <ply> <move> <seconds>                  a move (only when asked for)
 //! DISQUALIFICATION <n> <name> <reason> <detail...> a program forfeits the game
-//! RESTART <name> <why>                             a program is started again after it failed
+//! RESTART <name> <why>                             a program is started again: why the last copy
+//!                                                  ended (a reason word, closed, exited, no-start)
 //! RESULT <n> <2-0|1-1|0-2|*> <reason> <detail...>  a game is over
 //! SCORES <name>=<points> ...                       the standings after each game (2/1/0)
 //! SPRT <llr> <lower> <upper> <continue|h0|h1>      the test after each game, in SPRT mode
@@ -117,7 +118,9 @@ pub enum TournamentEvent {
     Restart {
         /// Its name.
         name: String,
-        /// How the last copy ended: a reason word, or `closed`.
+        /// How the last copy ended: the reason word of the forfeit that ended it, `closed` (a
+        /// stop code `1`, or closed by the referee), `exited` (it went away between games), or
+        /// `no-start` (the last start failed).
         why: String,
     },
     /// A game is over.

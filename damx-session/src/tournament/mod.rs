@@ -732,8 +732,14 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
         let mut missing = Vec::new();
         let mut problems = Vec::new();
         for (color, id) in [(Color::White, game.white), (Color::Black, game.black)] {
-            if pool.contains_key(&id) {
-                continue;
+            // A copy that died between games is replaced before the game, not forfeited.
+            if let Some(mut instance) = pool.remove(&id) {
+                if instance.is_alive() {
+                    pool.insert(id, instance);
+                    continue;
+                }
+                instance.stop(config.start.grace);
+                ended.insert(id, "exited".to_owned());
             }
             if let Some(why) = ended.remove(&id) {
                 send(Report::Event(TournamentEvent::Restart {
