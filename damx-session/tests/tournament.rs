@@ -104,7 +104,6 @@ fn quick(participants: Vec<Participant>, format: Format, games: u32) -> Tourname
                 max_moves: Some(30),
                 method: AdjudicationMethod::Material { margin: 2 },
             },
-            frame_gap: Duration::ZERO,
             ..RefereeConfig::default()
         },
         start: StartOptions {

@@ -456,8 +456,9 @@ pub(crate) struct SeriesArgs {
     #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = parse_seconds)]
     grace: Duration,
 
-    /// The least gap between two frames sent to a program, in milliseconds
-    #[arg(long, value_name = "MS", default_value_t = 100)]
+    /// The least gap between two frames sent to a program, in milliseconds (the referee sends
+    /// one frame at a time in normal play, so none is needed by default)
+    #[arg(long, value_name = "MS", default_value_t = 0)]
     pace: u64,
 
     /// Print the results as JSON lines (one per game, then the standings) instead of the
@@ -517,7 +518,6 @@ impl SeriesArgs {
                 max_moves: (self.max_moves > 0).then_some(self.max_moves),
                 method,
             },
-            frame_gap,
             ..RefereeConfig::default()
         };
         let concurrency = self.concurrency.map_or_else(

@@ -291,8 +291,6 @@ pub struct RefereeConfig {
     pub claims: ClaimPolicy,
     /// The move cap and how a game is adjudicated.
     pub adjudication: Adjudication,
-    /// The least time between two frames sent to a program (0 in tests).
-    pub frame_gap: Duration,
 }
 
 /// The move time-out without a clock when none is configured.
@@ -301,7 +299,7 @@ pub const DEFAULT_MOVE_TIMEOUT: Duration = Duration::from_secs(60);
 impl Default for RefereeConfig {
     /// 5 minutes a game, no DXP move limit, time recorded only (30 s of silence past the clock
     /// forfeits), replies within 10 s, claims adjudicated, a cap of 150 moves each adjudicated
-    /// by the engine, 100 ms between frames.
+    /// by the engine.
     fn default() -> RefereeConfig {
         RefereeConfig {
             minutes: 5,
@@ -313,7 +311,6 @@ impl Default for RefereeConfig {
             reply_timeout: Duration::from_secs(10),
             claims: ClaimPolicy::default(),
             adjudication: Adjudication::default(),
-            frame_gap: Duration::from_millis(100),
         }
     }
 }

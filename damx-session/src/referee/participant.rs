@@ -110,7 +110,10 @@ pub struct StartOptions {
     pub timeout: Duration,
     /// How long a program may take to exit once told to stop, before it is killed.
     pub grace: Duration,
-    /// The least time between two frames sent to the program.
+    /// The least time between two frames sent to the program. The referee, an Initiator,
+    /// sends a Follower one frame at a time in normal play (the gap matters for programs that
+    /// lose a frame arriving with another, and those are Initiators), so none is needed by
+    /// default; each frame within the gap would wait for it.
     pub frame_gap: Duration,
     /// Where the programs' standard output and error go, one `<name>.log` each (appended);
     /// `None`: discarded.
@@ -120,12 +123,12 @@ pub struct StartOptions {
 }
 
 impl Default for StartOptions {
-    /// 10 s to start, 2 s to exit, 100 ms between frames, no logs, no transcripts.
+    /// 10 s to start, 2 s to exit, no gap between frames, no logs, no transcripts.
     fn default() -> StartOptions {
         StartOptions {
             timeout: Duration::from_secs(10),
             grace: Duration::from_secs(2),
-            frame_gap: Duration::from_millis(100),
+            frame_gap: Duration::ZERO,
             log_dir: None,
             transcript_dir: None,
         }

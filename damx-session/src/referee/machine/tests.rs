@@ -17,7 +17,6 @@ fn config() -> RefereeConfig {
             max_moves: None,
             method: AdjudicationMethod::Material { margin: 2 },
         },
-        frame_gap: Duration::ZERO,
         ..RefereeConfig::default()
     }
 }
