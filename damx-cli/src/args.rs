@@ -8,34 +8,36 @@
 //!
 //! | order | command | job | state |
 //! |---:|---|---|---|
-//! | 10 | `play` | a person plays in the terminal, against the built-in engine or a DXP program (`--connect`/`--listen`) | planned (session) |
-//! | 11 | `demo` | a complete DXP game over loopback TCP between two built-in engines, board shown, PDN saved | planned (session) |
-//! | 20 | `follow` | the engine as a DXP Follower: `--listen` (default 127.0.0.1:27531) or `--connect` | planned (session) |
-//! | 21 | `initiate` | the engine as a DXP Initiator: `--connect` or `--listen`, `--games`, `--minutes`, `--moves`, `--color`, `--start`/`--openings` | planned (session) |
+//! | 10 | `play` | a person plays in the terminal, against the built-in engine or a DXP program (`--connect`/`--listen`) | done |
+//! | 11 | `demo` | a complete DXP game over loopback TCP between two built-in engines, board shown, PDN saved | done |
+//! | 20 | `follow` | the engine as a DXP Follower: `--listen` (default 127.0.0.1:27531) or `--connect` | done |
+//! | 21 | `initiate` | the engine as a DXP Initiator: `--connect` or `--listen`, `--games`, `--minutes`, `--moves`, `--color`, `--start`/`--openings` | done |
 //! | 30 | `match` | the referee: two participants, N games or an SPRT | done |
 //! | 31 | `tournament` | the referee: round robin or gauntlet, `--concurrency` | done |
-//! | 40 | `proxy` | relay between two DXP programs and log every message, flagging what breaks the spec | planned (session) |
+//! | 40 | `proxy` | relay between two DXP programs and log every message, flagging what breaks the spec | done |
 //! | 41 | `decode` | DXP messages to JSON lines | done |
 //! | 42 | `encode` | JSON lines to DXP messages | done |
 //! | 50 | `analyse` | search a position, live progress and the principal variation | done |
 //! | 51 | `perft` | count the leaf nodes of the move tree | done |
 //! | 52 | `bench` | the engine's fixed benchmark: node count signature and speed | done |
 //!
-//! The options shared by the planned commands follow the ones here, as flattened groups:
+//! The session commands share option groups, flattened into each command (module
+//! `session`):
 //!
 //! - [`EngineArgs`] (`--threads`, `--hash`) for every command that runs the built-in engine,
-//!   with the strength options `--depth N` / `--time S` of `analyse` where a fixed strength is
-//!   wanted instead of the game clock (`play`, `demo`);
+//!   with the strength options `--depth N` / `--time S` where a fixed strength is wanted
+//!   instead of the game clock;
 //! - the peer: `--listen ADDR` or `--connect ADDR` (exclusive; `follow` listens on
-//!   127.0.0.1:27531 by default, `initiate` connects there), IPv4 or IPv6;
+//!   127.0.0.1:27531 by default, `initiate` connects there, `play` without either plays the
+//!   built-in engine), IPv4 or IPv6, port 0 for a free port;
 //! - the DXP side: `--name NAME` (32 characters at most), `--pace MS` (the least gap between
-//!   two frames, default 100), `--timeout S` (a silent peer);
+//!   two frames, default 100), `--reply-timeout S`, `--move-timeout S`;
 //! - the games: `--games N`, `--minutes M`, `--moves N`, `--color white|black|alternate`,
-//!   `--start FEN` or `--openings FILE`;
+//!   `--start FEN`, `--openings FILE` or `--ballots`;
 //! - the records: `--pdn PATH` (a directory, or a file to append to) and `--transcript PATH`
 //!   (JSON lines of every frame in and out);
-//! - `--json` wherever the output is data (the event stream of `follow`, `initiate`, `proxy`;
-//!   the results of `match` and `tournament`).
+//! - `--board [N]` (a board every N moves) and `--json` (the event stream of `follow`,
+//!   `initiate`, `demo`, `proxy` as JSON lines; the results of `match` and `tournament`).
 //!
 //! `match` and `tournament` take participants as repeated `--engine` options in the manner of
 //! cutechess-cli: `--engine builtin,threads=2` or

@@ -1,16 +1,18 @@
 //! `damx`: play, debug and benchmark DamExchange (DXP) draughts programs.
 //!
-//! Commands so far: `decode` and `encode` (DXP messages to JSON lines and back, for people
-//! debugging a DXP program), `analyse` (search a position: a line per depth and the best
-//! move), `perft` (count the move tree) and `bench` (the engine's node-count signature). The
-//! session commands (`play`, `demo`, `follow`, `initiate`, `proxy`) and the referee's (`match`,
-//! `tournament`) have their places in the tree already: see [`args`].
+//! Commands: `play` (a person against the built-in engine or any DXP program, in the
+//! terminal), `demo` (two built-in engines play a complete DXP game over TCP on 127.0.0.1),
+//! `follow` and `initiate` (the engine as a DXP Follower or Initiator), `match` and
+//! `tournament` (the referee), `proxy` (relay between two DXP programs, logging and checking
+//! every message), `decode` and `encode` (DXP messages to JSON lines and back), `analyse`
+//! (search a position), `perft` (count the move tree) and `bench` (the engine's node-count
+//! signature). See [`args`] for the tree and the shared options.
 //!
 //! The binary is thin, in the manner of ripgrep: [`args`] parses the command line with clap
 //! into a validated configuration per command, each module of [`cmd`] does its work through
-//! the library crates (damx-wire, damx-rules, damx-engine) and writes to the output it is
-//! given, and `main` turns an [`error::Error`] into one line on standard error and an exit
-//! code. Only this crate prints; diagnostics go through [`log`] (`-q`, `-v`, `-vv`) and long
+//! the library crates (damx-wire, damx-rules, damx-engine, damx-session) and writes to the
+//! output it is given, and `main` turns an [`error::Error`] into one line on standard error
+//! and an exit code. Only this crate prints; diagnostics go through [`log`] (`-q`, `-v`, `-vv`) and long
 //! work shows a [`progress`] line when standard error is a terminal.
 //!
 //! ```text
@@ -32,8 +34,11 @@
 //! Exit codes (also in `damx --help`, and in [`error`]): 0 success; 1 invalid input (each
 //! invalid item is named on its own line, the valid ones are still processed); 2 usage error
 //! (clap's own, including a FEN argument that does not parse, and a `--game`/`--ply` the PDN
-//! file does not have); 3 I/O error. A standard output closed by its reader ends the command
-//! quietly with 0.
+//! file does not have); 3 I/O error; 4 the DXP peer broke the protocol, refused every game,
+//! went silent or the connection failed during a game; 5 network error (cannot listen or
+//! connect); 130 interrupted by Ctrl-C, after the running game was ended with a GAMEEND and
+//! saved (see [`session`]). A standard output closed by its reader ends the command quietly
+//! with 0.
 #![forbid(unsafe_code)]
 
 use std::io::{BufWriter, Write};

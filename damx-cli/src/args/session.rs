@@ -34,7 +34,7 @@ fn parse_address(text: &str) -> Result<Address, String> {
 /// Where the other program is: we listen for it, or we connect to it.
 #[derive(Debug, Args)]
 pub(crate) struct PeerArgs {
-    /// Listen on this address (HOST:PORT, IPv4 or IPv6 such as [::1]:27531; port 0 picks a free one)
+    /// Listen on this address (HOST:PORT; an IPv6 address goes in brackets; port 0 picks a free one)
     #[arg(long, value_name = "ADDR", value_parser = parse_address, conflicts_with = "connect")]
     listen: Option<Address>,
 

@@ -289,6 +289,8 @@ impl Log {
             || {
                 let meaning = note.unwrap_or_else(|| error.clone().unwrap_or_default());
                 format!("{t:>9.3}  {arrow}  {quoted:<46}  {meaning}")
+                    .trim_end()
+                    .to_owned()
             },
         )?;
         self.findings(out, t, observation.findings)
