@@ -34,6 +34,8 @@ pub enum RefereeInput {
     Tick,
     /// End the game now (result `*`) and tell both programs to stop.
     Abort,
+    /// Let the game play on, but tell both programs to stop when it ends (stop code `1`).
+    StopAfter,
 }
 
 /// One thing for the driver to do.
@@ -198,6 +200,7 @@ impl RefereeMachine {
             }
             RefereeInput::Lost { side, crashed } => self.on_lost(side, crashed, now, &mut out),
             RefereeInput::Tick => self.on_tick(now, &mut out),
+            RefereeInput::StopAfter => self.setup.stop_after = [true, true],
             RefereeInput::Abort => {
                 self.aborting = true;
                 let verdict = Verdict {

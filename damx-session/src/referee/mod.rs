@@ -65,7 +65,11 @@
 //!   to both (to a thinking program after its move, or the reply time-out).
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender, unbounded};
 
 use damx_rules::{Color, GameResult, Position};
 
@@ -340,6 +344,57 @@ impl GameSetup {
     /// The start position.
     pub fn start_position(&self) -> Position {
         self.start.unwrap_or_else(Position::initial)
+    }
+}
+
+/// Stops games from another thread (a Ctrl-C handler). Clones share the state.
+#[derive(Clone, Debug)]
+pub struct RefereeControl {
+    finishing: Arc<AtomicBool>,
+    abort: Arc<Mutex<Option<Sender<()>>>>,
+    aborted: Receiver<()>,
+}
+
+impl Default for RefereeControl {
+    fn default() -> RefereeControl {
+        RefereeControl::new()
+    }
+}
+
+impl RefereeControl {
+    /// A control for one game or one series of games.
+    pub fn new() -> RefereeControl {
+        let (abort, aborted) = unbounded();
+        RefereeControl {
+            finishing: Arc::new(AtomicBool::new(false)),
+            abort: Arc::new(Mutex::new(Some(abort))),
+            aborted,
+        }
+    }
+
+    /// Start no new game; the running ones play to their end, and their GAMEEND carries stop
+    /// code `1`.
+    pub fn finish(&self) {
+        self.finishing.store(true, Ordering::SeqCst);
+    }
+
+    /// Start no new game, and end the running ones now (result `*`).
+    pub fn abort(&self) {
+        self.finish();
+        // Dropping the only sender wakes every game's select.
+        if let Ok(mut abort) = self.abort.lock() {
+            abort.take();
+        }
+    }
+
+    /// Whether [`RefereeControl::finish`] or [`RefereeControl::abort`] was called.
+    pub fn is_finishing(&self) -> bool {
+        self.finishing.load(Ordering::SeqCst)
+    }
+
+    /// Disconnects (so that a `select!` on it wakes) once [`RefereeControl::abort`] is called.
+    pub fn aborted(&self) -> &Receiver<()> {
+        &self.aborted
     }
 }
 

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, at, never, select};
 use damx_rules::Color;
 
-use super::{GameReport, GameSetup, Instance, RefereeConfig, RefereeEvent};
+use super::{GameReport, GameSetup, Instance, RefereeConfig, RefereeControl, RefereeEvent};
 use super::{RefereeInput, RefereeMachine, RefereeOutput};
 use crate::machine::Incoming;
 
@@ -14,8 +14,9 @@ use crate::machine::Incoming;
 const EXIT_WAIT: Duration = Duration::from_millis(300);
 
 /// Referees one game between `white` and `black` (running instances, kept connected between
-/// games) and returns its report; `on_event` hears what happens as it happens. A message on
-/// `abort` (or its sender going away) aborts the game: result `*`, both programs told to stop.
+/// games) and returns its report; `on_event` hears what happens as it happens.
+/// [`RefereeControl::finish`] makes the game's GAMEENDs carry stop code `1`;
+/// [`RefereeControl::abort`] aborts the game: result `*`, both programs told to stop.
 ///
 /// It does not fail: whatever goes wrong is a verdict in the report. An instance whose
 /// [`GameReport::keep`] is `false` should be stopped and not used again.
@@ -24,7 +25,7 @@ pub fn play_game(
     black: &mut Instance,
     setup: &GameSetup,
     config: &RefereeConfig,
-    abort: &Receiver<()>,
+    control: &RefereeControl,
     on_event: &mut dyn FnMut(RefereeEvent),
 ) -> GameReport {
     let mut instances = [white, black];
@@ -36,7 +37,8 @@ pub fn play_game(
         instances[0].connection().incoming().clone(),
         instances[1].connection().incoming().clone(),
     ];
-    let mut abort = abort.clone();
+    let mut abort = control.aborted().clone();
+    let mut finishing = false;
     while !machine.is_done() {
         let timer = machine.next_deadline().map(at).unwrap_or_else(never);
         let input = select! {
@@ -48,6 +50,10 @@ pub fn play_game(
             },
             recv(timer) -> _ => RefereeInput::Tick,
         };
+        if !finishing && control.is_finishing() {
+            finishing = true;
+            machine.handle(Instant::now(), RefereeInput::StopAfter);
+        }
         let outputs = machine.handle(Instant::now(), input);
         carry_out(outputs, &instances, &mut closed, on_event);
     }

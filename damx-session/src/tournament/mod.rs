@@ -61,11 +61,10 @@ use std::fmt;
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::thread;
 
-use crossbeam_channel::{Receiver, Sender, unbounded};
+use crossbeam_channel::{Sender, unbounded};
 use damx_engine::gauntlet::Tally;
 use damx_rules::{Color, GameResult};
 
@@ -73,6 +72,10 @@ use crate::referee::{
     GameReport, GameSetup, Instance, Participant, Reason, RefereeConfig, RefereeEvent,
     StartOptions, play_game,
 };
+
+/// Stops a running series from another thread (a Ctrl-C handler): the referee's control,
+/// shared by every game of the series.
+pub use crate::referee::RefereeControl as TournamentControl;
 
 pub mod event;
 mod openings;
@@ -250,51 +253,6 @@ impl std::error::Error for TournamentError {
             TournamentError::Io { source, .. } => Some(source),
             TournamentError::Config(_) | TournamentError::Results { .. } => None,
         }
-    }
-}
-
-/// Stops a running series from another thread (a Ctrl-C handler). Clones share the state.
-#[derive(Clone, Debug)]
-pub struct TournamentControl {
-    finishing: Arc<AtomicBool>,
-    abort: Arc<Mutex<Option<Sender<()>>>>,
-    aborted: Receiver<()>,
-}
-
-impl Default for TournamentControl {
-    fn default() -> TournamentControl {
-        TournamentControl::new()
-    }
-}
-
-impl TournamentControl {
-    /// A control for one series.
-    pub fn new() -> TournamentControl {
-        let (abort, aborted) = unbounded();
-        TournamentControl {
-            finishing: Arc::new(AtomicBool::new(false)),
-            abort: Arc::new(Mutex::new(Some(abort))),
-            aborted,
-        }
-    }
-
-    /// Start no new game; the running ones play to their end.
-    pub fn finish(&self) {
-        self.finishing.store(true, Ordering::SeqCst);
-    }
-
-    /// Start no new game, and end the running ones now (result `*`, not recorded).
-    pub fn abort(&self) {
-        self.finish();
-        // Dropping the only sender wakes every game's select.
-        if let Ok(mut abort) = self.abort.lock() {
-            abort.take();
-        }
-    }
-
-    /// Whether [`TournamentControl::finish`] or [`TournamentControl::abort`] was called.
-    pub fn is_finishing(&self) -> bool {
-        self.finishing.load(Ordering::SeqCst)
     }
 }
 
@@ -782,7 +740,7 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
                     &mut black,
                     &setup,
                     &config.referee,
-                    &dispatch.control.aborted,
+                    dispatch.control,
                     &mut on_event,
                 );
                 for (color, instance) in [(Color::White, white), (Color::Black, black)] {

@@ -411,3 +411,19 @@ fn stop_codes_and_missing_acknowledgements() {
     );
     assert_eq!(referee.report().keep, [false, true]);
 }
+
+/// Told to stop after the game (a first Ctrl-C), the game plays on and its GAMEENDs carry
+/// stop code 1.
+#[test]
+fn stop_after_the_game() {
+    let mut referee = Referee::started(setup(None), config());
+    assert!(referee.handle(RefereeInput::StopAfter).is_empty());
+    referee.from(WHITE, "M0000322800");
+    let out = referee.from(BLACK, "E10");
+    assert_eq!(sent(&out, BLACK), ["E01"]);
+    assert_eq!(sent(&out, WHITE), ["E11"]);
+    referee.from(WHITE, "E01");
+    let report = referee.report();
+    assert_eq!(report.verdict.reason, Reason::Resigned);
+    assert_eq!(report.keep, [false, false]);
+}
