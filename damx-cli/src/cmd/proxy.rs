@@ -4,7 +4,8 @@
 //! It listens on `--listen` for the first program (A), then connects to `--connect` (the
 //! second program, B). Two threads copy the bytes, one direction each, as soon as they arrive
 //! (no reframing, no delay: a program's merged or split frames reach the other as they were
-//! sent). Each copy also goes to this thread, which cuts it into frames per direction with
+//! sent). Each chunk also goes to this thread, just before it is forwarded (so the log keeps
+//! the order of cause and effect), which cuts it into frames per direction with
 //! damx-wire's framer and follows the dialogue with [`damx_session::monitor::Monitor`]: each
 //! frame is one log line (`t`, direction, raw text, meaning), each finding one more line
 //! (`!!`). When both directions have ended (or at Ctrl-C) it prints a summary; the exit code
@@ -204,8 +205,8 @@ fn connect(address: &Address) -> Result<TcpStream, Error> {
     })
 }
 
-/// Copies `from`'s bytes to `to` as they come, reporting each chunk; at the end of `from`,
-/// half-closes `to` so that the other program sees the end too.
+/// Copies `from`'s bytes to `to` as they come, reporting each chunk first; at the end of
+/// `from`, half-closes `to` so that the other program sees the end too.
 fn spawn_copy(party: Party, mut from: TcpStream, mut to: TcpStream, traffic: Sender<Traffic>) {
     thread::spawn(move || {
         let mut chunk = [0u8; 4096];
@@ -213,10 +214,11 @@ fn spawn_copy(party: Party, mut from: TcpStream, mut to: TcpStream, traffic: Sen
             match from.read(&mut chunk) {
                 Ok(0) => break None,
                 Ok(n) => {
-                    let at = Instant::now();
-                    let written = to.write_all(&chunk[..n]);
-                    let _ = traffic.send(Traffic::Bytes(party, chunk[..n].to_vec(), at));
-                    if let Err(error) = written {
+                    // Logged before it is forwarded, so that an answer to these bytes can never
+                    // be logged before them.
+                    let _ =
+                        traffic.send(Traffic::Bytes(party, chunk[..n].to_vec(), Instant::now()));
+                    if let Err(error) = to.write_all(&chunk[..n]) {
                         break Some(error);
                     }
                 }
