@@ -494,6 +494,93 @@ fn play_asks_which_capture_an_ambiguous_text_means() {
     assert_eq!(games[0].result, GameResult::Unfinished);
 }
 
+/// Reads NUL-terminated frames from a raw socket, a scripted peer's way.
+struct Frames {
+    stream: TcpStream,
+    pending: Vec<u8>,
+}
+
+impl Frames {
+    fn new(stream: TcpStream) -> Frames {
+        stream.set_read_timeout(Some(LIMIT)).unwrap();
+        Frames {
+            stream,
+            pending: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, frame: &str) {
+        self.stream.write_all(frame.as_bytes()).unwrap();
+        self.stream.write_all(b"\0").unwrap();
+    }
+
+    fn next(&mut self) -> String {
+        let mut byte = [0u8; 1];
+        loop {
+            assert_eq!(
+                self.stream.read(&mut byte).unwrap(),
+                1,
+                "the connection stays up"
+            );
+            if byte[0] == 0 {
+                return String::from_utf8(std::mem::take(&mut self.pending)).unwrap();
+            }
+            self.pending.push(byte[0]);
+        }
+    }
+}
+
+/// As Follower on a listening socket, the person is asked about the peer's take-back request
+/// and answers yes (BACKACC 0); the peer then ends the game and the session stops cleanly.
+#[test]
+fn play_answers_the_peers_take_back_request() {
+    let dir = TempDir::new("play-follower");
+    let pdn = dir.path("games");
+    let mut play = Damx::start(&[
+        "play",
+        "--listen",
+        "127.0.0.1:0",
+        "--role",
+        "follower",
+        "--name",
+        "Person",
+        "--pace",
+        "0",
+        "--pdn",
+        &pdn,
+    ]);
+    let port = play.listening_port();
+    let mut peer = Frames::new(TcpStream::connect(("127.0.0.1", port)).unwrap());
+    // The person plays black; the peer (white) opens with 32-28.
+    peer.send("R01Scripted                        Z010000A");
+    assert_eq!(peer.next(), "APerson                          0");
+    peer.send("M0001322800");
+    play.expect("your move", |line| line.starts_with("your move (black"));
+    play.type_line("19-23");
+    let reply = peer.next();
+    assert!(
+        reply.starts_with('M') && reply.ends_with("192300"),
+        "{reply}"
+    );
+    peer.send("B001W");
+    play.expect("the question", |line| {
+        line.contains("accept the take-back?")
+    });
+    play.type_line("yes");
+    assert_eq!(peer.next(), "K0");
+    play.expect("the take-back", |line| line.contains("taken back to ply 0"));
+    peer.send("E01");
+    assert_eq!(peer.next(), "E01");
+    drop(peer);
+    let (code, out, errors) = play.finish();
+    assert_eq!(code, 0, "{out}\n{errors}");
+    assert!(
+        out.contains("game 1 over: * (white ended the game without a reason)"),
+        "{out}"
+    );
+    assert_eq!(games_in(Path::new(&pdn)).len(), 1);
+}
+
 // ---------------------------------------------------------------------------------------------
 // proxy
 
