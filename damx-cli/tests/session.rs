@@ -410,6 +410,23 @@ fn demo_plays_a_complete_game_and_saves_it() {
     assert!(frames.lines().count() > 10, "{frames}");
 }
 
+/// With `-q` the demo says only how each game ended and where it was saved.
+#[test]
+fn a_quiet_demo_prints_only_the_result() {
+    let dir = TempDir::new("demo-quiet");
+    let pdn = dir.path("quiet.pdn");
+    let (code, out, errors) = Damx::start(&[
+        "demo", "-q", "--depth", "1", "--pace", "0", "--hash", "4", "--pdn", &pdn,
+    ])
+    .finish();
+    assert_eq!(code, 0, "{out}\n{errors}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].starts_with("game 1 over: "), "{out}");
+    assert_eq!(lines[1], format!("saved {pdn}"));
+    assert!(errors.is_empty(), "{errors}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // play
 

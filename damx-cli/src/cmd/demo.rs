@@ -44,7 +44,8 @@ pub(crate) struct Config {
 
 /// Plays and shows the games.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
-    if !config.show.json {
+    let quiet = !crate::log::enabled(crate::log::Level::Normal);
+    if !config.show.json && !quiet {
         writeln!(
             out,
             "damx demo: {} DXP game{} over TCP on 127.0.0.1, {} against {}, {}",
@@ -109,7 +110,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         for event in events {
             if output.is_ok() {
                 output = show.event(None, &event, out).and_then(|()| match &event {
-                    Event::GameOver(record) if !config.show.json => {
+                    Event::GameOver(record) if !config.show.json && !quiet => {
                         writeln!(out, "{}", movetext(record))
                     }
                     _ => Ok(()),

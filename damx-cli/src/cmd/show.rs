@@ -14,7 +14,8 @@
 //! session over: the peer stopped
 //! ```
 //!
-//! A server's sessions are told apart by a `[N]` before each line. The board (`--board N`, or
+//! With `-q` only the results, the violations, refusals and the files saved are shown. A
+//! server's sessions are told apart by a `[N]` before each line. The board (`--board N`, or
 //! every move at `-v`) shows the position with both players' clocks: the time left with a
 //! clock, the time used without. `-vv` adds every frame in and out.
 //!
@@ -182,7 +183,23 @@ impl Show {
     /// The event as text lines (empty: nothing to show).
     fn event_text(&mut self, key: u64, event: &Event) -> String {
         let mut text = String::new();
-        let board_every = self.options.board_every;
+        // `-q`: only what ends games, what goes wrong, and where records go.
+        if !log::enabled(Level::Normal)
+            && !matches!(
+                event,
+                Event::GameOver(_)
+                    | Event::RecordSaved { .. }
+                    | Event::RecordFailed { .. }
+                    | Event::Violation(_)
+                    | Event::GameRefused { .. }
+            )
+        {
+            return text;
+        }
+        let board_every = self
+            .options
+            .board_every
+            .filter(|_| log::enabled(Level::Normal));
         let numbered = self.options.numbered;
         match event {
             Event::Connected { peer } => match peer {
