@@ -10,7 +10,8 @@
 //! Ctrl-C once: no new game starts and the running ones play to their end; twice: the running
 //! games end at once (`*`, not recorded, so a `--resume` plays them again); three times: the
 //! process ends. An interrupted series exits with code 130; a finished one (or an SPRT that
-//! decided) with 0, whatever the forfeits.
+//! decided) with 0, whatever the forfeits. `NOTE` lines (chats, and slips that change nothing)
+//! are printed with `-v` only.
 
 use std::io::Write;
 use std::thread;
@@ -25,7 +26,7 @@ use damx_session::tournament::{
 use serde_json::json;
 
 use crate::error::Error;
-use crate::log::{info, note};
+use crate::log::{Level, enabled, info, note};
 use crate::progress::Progress;
 use crate::session::{interrupted, on_interrupt};
 
@@ -107,6 +108,9 @@ fn print_event(
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     if config.json {
+        return Ok(());
+    }
+    if matches!(event, TournamentEvent::Note { .. }) && !enabled(Level::Verbose) {
         return Ok(());
     }
     writeln!(out, "{event}")?;

@@ -351,6 +351,7 @@ impl GameSetup {
 #[derive(Clone, Debug)]
 pub struct RefereeControl {
     finishing: Arc<AtomicBool>,
+    last: Arc<AtomicBool>,
     abort: Arc<Mutex<Option<Sender<()>>>>,
     aborted: Receiver<()>,
 }
@@ -367,6 +368,7 @@ impl RefereeControl {
         let (abort, aborted) = unbounded();
         RefereeControl {
             finishing: Arc::new(AtomicBool::new(false)),
+            last: Arc::new(AtomicBool::new(false)),
             abort: Arc::new(Mutex::new(Some(abort))),
             aborted,
         }
@@ -390,6 +392,17 @@ impl RefereeControl {
     /// Whether [`RefereeControl::finish`] or [`RefereeControl::abort`] was called.
     pub fn is_finishing(&self) -> bool {
         self.finishing.load(Ordering::SeqCst)
+    }
+
+    /// The running games are the last ones: their GAMEENDs carry stop code `1`, and nothing
+    /// else changes (a series calls this when its schedule runs out).
+    pub fn last_games(&self) {
+        self.last.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the programs of the running games are to be told to stop when they end.
+    pub fn stops_after_games(&self) -> bool {
+        self.is_finishing() || self.last.load(Ordering::SeqCst)
     }
 
     /// Disconnects (so that a `select!` on it wakes) once [`RefereeControl::abort`] is called.

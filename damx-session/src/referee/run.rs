@@ -15,7 +15,8 @@ const EXIT_WAIT: Duration = Duration::from_millis(300);
 
 /// Referees one game between `white` and `black` (running instances, kept connected between
 /// games) and returns its report; `on_event` hears what happens as it happens.
-/// [`RefereeControl::finish`] makes the game's GAMEENDs carry stop code `1`;
+/// [`RefereeControl::finish`] and [`RefereeControl::last_games`] make the game's GAMEENDs
+/// carry stop code `1`;
 /// [`RefereeControl::abort`] aborts the game: result `*`, both programs told to stop.
 ///
 /// It does not fail: whatever goes wrong is a verdict in the report. An instance whose
@@ -50,7 +51,7 @@ pub fn play_game(
             },
             recv(timer) -> _ => RefereeInput::Tick,
         };
-        if !finishing && control.is_finishing() {
+        if !finishing && control.stops_after_games() {
             finishing = true;
             machine.handle(Instant::now(), RefereeInput::StopAfter);
         }

@@ -16,6 +16,7 @@
 //! RESULT <n> <2-0|1-1|0-2|*> <reason> <detail...>  a game is over
 //! SCORES <name>=<points> ...                       the standings after each game (2/1/0)
 //! SPRT <llr> <lower> <upper> <continue|h0|h1>      the test after each game, in SPRT mode
+//! NOTE <n> <name> <text...>                         a chat, or a slip that changes nothing
 //! WARNING <text...>                                 something went wrong that stops nothing
 //! END <complete|interrupted|h0|h1>                 the last line
 //! ```
@@ -138,6 +139,16 @@ pub enum TournamentEvent {
     Scores(Vec<(String, u32)>),
     /// The SPRT after a game.
     Sprt(SprtStatus),
+    /// A program chatted, or did something the referee noted without consequence (a late
+    /// acknowledgement, a stray message, a take-back request).
+    Note {
+        /// The game.
+        number: u32,
+        /// The program's name.
+        name: String,
+        /// What, in words.
+        text: String,
+    },
     /// Something went wrong that stops nothing (a record that could not be written).
     Warning(String),
     /// The series is over.
@@ -233,6 +244,10 @@ impl fmt::Display for TournamentEvent {
                     "SPRT {:.3} {:.3} {:.3} {verdict}",
                     status.llr, status.lower, status.upper
                 )
+            }
+            TournamentEvent::Note { number, name, text } => {
+                write!(f, "NOTE {number} {name}")?;
+                tail(f, text)
             }
             TournamentEvent::Warning(message) => {
                 f.write_str("WARNING")?;

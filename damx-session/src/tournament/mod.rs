@@ -4,9 +4,9 @@
 //! [`run_tournament`] plays a [`TournamentConfig`]: a match between two participants (a number
 //! of games, or an SPRT), a round robin, or a gauntlet. Each game is refereed by
 //! [`play_game`]; `concurrency` workers play at once, each with
-//! its own copies of the programs it needs, kept connected from one game to the next (the
-//! referee's GAMEEND carries stop code `1` when the worker's next game does not need that
-//! program). A copy that crashed, went silent or lost its connection is stopped and a fresh one
+//! its own copies of the two programs of its game, kept connected from one game to the next
+//! while they are needed (a copy the next game does not need is closed, then killed after the
+//! grace; the games running when the schedule runs out send stop code `1` in their GAMEEND). A copy that crashed, went silent or lost its connection is stopped and a fresh one
 //! started for its next game (a `RESTART` event); a program that cannot be started forfeits
 //! its games (`no-start`), and the series goes on.
 //!
@@ -644,22 +644,30 @@ impl Dispatch<'_> {
         if state.stopped {
             return None;
         }
-        loop {
+        let claimed = loop {
             let number = state.next;
-            let game = self.schedule.game(number)?;
+            let Some(game) = self.schedule.game(number) else {
+                break None;
+            };
             state.next += 1;
             if !state.done.contains(&number) {
-                return Some(game);
+                break Some(game);
             }
+        };
+        // With nothing left to hand out, the running games are the last ones.
+        let more = (state.next..)
+            .map_while(|number| self.schedule.game(number))
+            .any(|game| !state.done.contains(&game.number));
+        if !more {
+            self.control.last_games();
         }
+        claimed
     }
 
+    /// No more games (the SPRT decided): the running ones are the last.
     fn stop(&self) {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).stopped = true;
-    }
-
-    fn stopped(&self) -> bool {
-        self.control.is_finishing() || self.state.lock().map_or(true, |state| state.stopped)
+        self.control.last_games();
     }
 }
 
@@ -679,10 +687,16 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
     let mut pool: HashMap<usize, Instance> = HashMap::new();
     // Why the last copy of a participant ended, when it did not end well.
     let mut ended: HashMap<usize, String> = HashMap::new();
-    let mut current = dispatch.claim();
-    while let Some(game) = current {
-        let next = dispatch.claim();
+    while let Some(game) = dispatch.claim() {
         let ids = [game.white, game.black];
+        // Copies this game does not need are stopped: a worker runs two programs at most.
+        for id in pool.keys().copied().collect::<Vec<_>>() {
+            if !game.involves(id)
+                && let Some(instance) = pool.remove(&id)
+            {
+                instance.stop(config.start.grace);
+            }
+        }
         let names = ids.map(|id| config.participants[id].name.clone());
         if open_ended {
             send(Report::Event(game_event(config, &game)));
@@ -716,12 +730,11 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
                 }
             }
         }
-        let stop_after = ids.map(|id| next.is_none_or(|next| !next.involves(id)));
         let setup = GameSetup {
             number: game.number,
             names: names.clone(),
             start: config.openings[game.opening].start,
-            stop_after,
+            stop_after: [false, false],
         };
         send(Report::Event(TournamentEvent::Begin {
             number: game.number,
@@ -780,20 +793,6 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
         };
         let opening = config.openings[game.opening].label.clone();
         send(Report::Finished(Box::new(report), opening));
-        // Copies the next game does not need are stopped now.
-        let keep: Vec<usize> = pool
-            .keys()
-            .copied()
-            .filter(|&id| next.is_some_and(|next| next.involves(id)) && !dispatch.stopped())
-            .collect();
-        for id in pool.keys().copied().collect::<Vec<_>>() {
-            if !keep.contains(&id)
-                && let Some(instance) = pool.remove(&id)
-            {
-                instance.stop(config.start.grace);
-            }
-        }
-        current = if dispatch.stopped() { None } else { next };
     }
     for (_, instance) in pool.drain() {
         instance.stop(config.start.grace);
@@ -832,6 +831,16 @@ fn translate(config: &TournamentConfig, setup: &GameSetup, event: RefereeEvent) 
             reason,
             detail,
         }),
-        _ => return None,
+        RefereeEvent::Chat { color, text } => Report::Event(TournamentEvent::Note {
+            number: setup.number,
+            name: name(color),
+            text: format!("chat: {text}"),
+        }),
+        RefereeEvent::Note { color, what } => Report::Event(TournamentEvent::Note {
+            number: setup.number,
+            name: name(color),
+            text: what,
+        }),
+        RefereeEvent::Moved { .. } => return None,
     })
 }
