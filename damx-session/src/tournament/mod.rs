@@ -326,6 +326,7 @@ pub fn run_tournament(
             done,
             stopped,
         }),
+        ended: Mutex::new(HashMap::new()),
         schedule: &schedule,
         control,
     };
@@ -621,6 +622,8 @@ impl<'a> Book<'a> {
 /// Hands out the games to the workers.
 struct Dispatch<'a> {
     state: Mutex<DispatchState>,
+    /// Why the last copy of a participant ended, when it did not end well (any worker's).
+    ended: Mutex<HashMap<usize, String>>,
     schedule: &'a Schedule,
     control: &'a TournamentControl,
 }
@@ -685,8 +688,10 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
     };
     let open_ended = dispatch.schedule.total().is_none();
     let mut pool: HashMap<usize, Instance> = HashMap::new();
-    // Why the last copy of a participant ended, when it did not end well.
-    let mut ended: HashMap<usize, String> = HashMap::new();
+    let ended = |id: usize, why: &str| {
+        let mut ended = dispatch.ended.lock().unwrap_or_else(|p| p.into_inner());
+        ended.insert(id, why.to_owned());
+    };
     while let Some(game) = dispatch.claim() {
         let ids = [game.white, game.black];
         // Copies this game does not need are stopped: a worker runs two programs at most.
@@ -711,9 +716,13 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
                     continue;
                 }
                 instance.stop(config.start.grace);
-                ended.insert(id, "exited".to_owned());
+                ended(id, "exited");
             }
-            if let Some(why) = ended.remove(&id) {
+            let restarted = {
+                let mut ended = dispatch.ended.lock().unwrap_or_else(|p| p.into_inner());
+                ended.remove(&id)
+            };
+            if let Some(why) = restarted {
                 send(Report::Event(TournamentEvent::Restart {
                     name: names[color.index()].clone(),
                     why,
@@ -726,7 +735,7 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
                 Err(error) => {
                     missing.push(color);
                     problems.push(format!("{}: {error}", names[color.index()]));
-                    ended.insert(id, Reason::NoStart.word().to_owned());
+                    ended(id, Reason::NoStart.word());
                 }
             }
         }
@@ -767,7 +776,7 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
                         } else {
                             "closed".to_owned()
                         };
-                        ended.insert(id, why);
+                        ended(id, &why);
                     }
                 }
                 report
