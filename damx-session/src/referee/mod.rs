@@ -17,6 +17,7 @@
 //!   stop).
 //! - [`Judge`]: adjudication (the built-in engine's search, or the endgame rules and the
 //!   material count).
+//! - [`RefereeControl`]: finish or abort running games from another thread (Ctrl-C).
 //!
 //! # Decisions
 //!
@@ -57,8 +58,9 @@
 //!   figures are recorded in the verdict's detail.
 //! - **Crashes and lost connections.** A program whose connection ends during the game
 //!   forfeits: `crash` when its process has exited (with the status), else `connection-lost`.
-//! - **Stop codes.** The referee's GAMEEND carries stop code `1` when the caller says the
-//!   program is not needed after this game ([`GameSetup::stop_after`]) or the game is aborted;
+//! - **Stop codes.** The referee's GAMEEND carries stop code `1` when the program is not
+//!   needed after this game ([`GameSetup::stop_after`], [`RefereeControl::finish`],
+//!   [`RefereeControl::last_games`]) or the game is aborted;
 //!   a program that answers or sends stop code `1` is disconnected after the handshake. A
 //!   missing acknowledgement is noted, not penalised (GWD sends none).
 //! - **Abort** ends the game at once: result `*`, reason `aborted`, GAMEEND with stop code `1`
