@@ -154,7 +154,7 @@ fn interrupted_now() {
     let count = INTERRUPTS.fetch_add(1, Ordering::SeqCst) + 1;
     let command = match count {
         1 => {
-            note!("stopping: the game ends on our turn and is saved (Ctrl-C again to abort)");
+            note!("stopping: a running game ends on our turn and is saved (Ctrl-C again to abort)");
             Command::Stop
         }
         2 => {

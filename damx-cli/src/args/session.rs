@@ -278,7 +278,9 @@ impl FollowArgs {
             let filter: GameFilter = std::sync::Arc::new(move |request: &damx_wire::GameReq| {
                 let minutes = request.minutes.get();
                 if minutes < least {
-                    Err(format!("{minutes} minutes is less than {least}"))
+                    Err(format!(
+                        "{minutes} min is less than the {least} min asked for"
+                    ))
                 } else {
                     Ok(())
                 }

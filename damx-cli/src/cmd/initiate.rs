@@ -105,7 +105,12 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             )?
         }
     };
-    verdict([&report])
+    verdict([&report])?;
+    // A Follower that answers every request with `A…2` ends the series without a game.
+    if report.games.is_empty() && report.close_reason == damx_session::CloseReason::SeriesComplete {
+        return Err(Error::Peer("the peer refused every game".to_owned()));
+    }
+    Ok(())
 }
 
 /// The report of a session stopped (Ctrl-C) before anyone connected.
