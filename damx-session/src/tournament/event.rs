@@ -21,8 +21,8 @@
 //! END <complete|interrupted|h0|h1>                 the last line
 //! ```
 //!
-//! In SPRT mode, which has no fixed schedule, each `GAME` line comes just before its
-//! `BEGIN`. The reasons are the words of [`Reason`].
+//! In SPRT mode without a number of games there is no fixed schedule: each `GAME` line comes
+//! just before its `BEGIN`. The reasons are the words of [`Reason`].
 
 use std::fmt;
 
