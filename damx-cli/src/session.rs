@@ -135,15 +135,29 @@ type Route = Box<dyn Fn(Command) + Send>;
 
 static ROUTE: Mutex<Option<Route>> = Mutex::new(None);
 
+/// What the first Ctrl-C does, as told on standard error.
+const ENDS_THE_GAME: &str = "a running game ends on our turn and is saved";
+
+/// What the first Ctrl-C says it does.
+static FIRST_NOTE: Mutex<&str> = Mutex::new(ENDS_THE_GAME);
+
 /// Sends Ctrl-C to `route` from now on: [`Command::Stop`] the first time, [`Command::Abort`]
 /// the second; the third ends the process.
 pub(crate) fn on_interrupt(route: impl Fn(Command) + Send + 'static) {
+    on_interrupt_saying(ENDS_THE_GAME, route);
+}
+
+/// [`on_interrupt`], telling the person `first` at the first Ctrl-C (what it does).
+pub(crate) fn on_interrupt_saying(first: &'static str, route: impl Fn(Command) + Send + 'static) {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         if let Err(error) = ctrlc::set_handler(interrupted_now) {
             debug!("Ctrl-C cannot be handled: {error}");
         }
     });
+    if let Ok(mut note) = FIRST_NOTE.lock() {
+        *note = first;
+    }
     if let Ok(mut slot) = ROUTE.lock() {
         *slot = Some(Box::new(route));
     }
@@ -154,7 +168,8 @@ fn interrupted_now() {
     let count = INTERRUPTS.fetch_add(1, Ordering::SeqCst) + 1;
     let command = match count {
         1 => {
-            note!("stopping: a running game ends on our turn and is saved (Ctrl-C again to abort)");
+            let first = FIRST_NOTE.lock().map(|note| *note).unwrap_or(ENDS_THE_GAME);
+            note!("stopping: {first} (Ctrl-C again to abort)");
             Command::Stop
         }
         2 => {

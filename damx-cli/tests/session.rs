@@ -781,3 +781,26 @@ fn ctrl_c_stops_a_waiting_follower() {
     let (code, _, errors) = follower.finish();
     assert_eq!(code, 130, "{errors}");
 }
+
+/// Ctrl-C in the proxy closes both connections, prints the summary and exits with 130.
+#[test]
+fn ctrl_c_closes_the_proxy() {
+    let mut follower = Damx::start(&["follow", "--listen", "127.0.0.1:0"]);
+    let target = format!("127.0.0.1:{}", follower.listening_port());
+    let mut proxy = Damx::start(&["proxy", "--listen", "127.0.0.1:0", "--connect", &target]);
+    let port = proxy.listening_port();
+    let mut peer = Frames::new(TcpStream::connect(("127.0.0.1", port)).unwrap());
+    peer.send("CHello");
+    proxy.expect("the chat", |line| line.ends_with("A chats: Hello"));
+    proxy.interrupt();
+    let (code, out, errors) = proxy.finish();
+    assert_eq!(code, 130, "{out}\n{errors}");
+    assert!(
+        out.ends_with("1 frames from A, 0 from B, 0 findings"),
+        "{out}"
+    );
+    assert!(errors.contains("closing both connections"), "{errors}");
+    drop(peer);
+    follower.interrupt();
+    assert_eq!(follower.finish().0, 130);
+}

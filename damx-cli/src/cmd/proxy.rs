@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 
 use crate::error::Error;
 use crate::input::Quoted;
-use crate::session::{Address, interrupted, on_interrupt};
+use crate::session::{Address, interrupted, on_interrupt_saying};
 
 /// What `damx proxy` does.
 #[derive(Debug)]
@@ -67,7 +67,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     // Ctrl-C while waiting: stop waiting.
     let (stop_tx, stop) = unbounded::<()>();
     let stop_waiting = stop_tx.clone();
-    on_interrupt(move |_| {
+    on_interrupt_saying("no longer waiting for a connection", move |_| {
         let _ = stop_waiting.send(());
     });
     listener
@@ -115,7 +115,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
 
     // Ctrl-C from now on: shut both connections, which ends the copying.
     let (shut_a, shut_b) = (clone(&a)?, clone(&b)?);
-    on_interrupt(move |_| {
+    on_interrupt_saying("closing both connections", move |_| {
         let _ = shut_a.shutdown(Shutdown::Both);
         let _ = shut_b.shutdown(Shutdown::Both);
     });
