@@ -28,7 +28,7 @@ use serde_json::json;
 use crate::error::Error;
 use crate::log::{Level, enabled, info, note};
 use crate::progress::Progress;
-use crate::session::{interrupted, on_interrupt};
+use crate::session::{interrupted, on_interrupt_saying};
 
 /// What `damx match` and `damx tournament` do.
 #[derive(Debug)]
@@ -49,11 +49,9 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     );
     let control = TournamentControl::new();
     let route = control.clone();
-    on_interrupt(move |command| match command {
-        Command::Stop => {
-            note!("no new games: the running ones play to their end (Ctrl-C again to abort them)");
-            route.finish();
-        }
+    let first = "no new game starts, the running ones play to their end";
+    on_interrupt_saying(first, move |command| match command {
+        Command::Stop => route.finish(),
         Command::Abort => route.abort(),
         _ => {}
     });
@@ -95,7 +93,9 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         write_table(&report, out).map_err(Error::stdout)?;
     }
     if report.end == EndKind::Interrupted && interrupted() {
-        note!("interrupted: resume with the same options and --resume to play the rest");
+        if series.results.is_some() {
+            note!("to play the rest, run the same command with --resume");
+        }
         return Err(Error::Interrupted);
     }
     Ok(())
