@@ -1,6 +1,6 @@
 //! The DamExchange (DXP) session: both roles, every message, any peer.
 //!
-//! `damx-session` runs the DXP dialogue (shared/spec/dxp.md §3) as an Initiator or a Follower,
+//! `damx-session` runs the DXP dialogue (docs/spec/dxp.md §3) as an Initiator or a Follower,
 //! over a TCP connection in either direction, IPv4 or IPv6. It is the one place that translates
 //! between the wire types of `damx-wire` (field numbers, seconds, names) and the rules types of
 //! `damx-rules` (squares, bitboards, moves): see [`convert`].
