@@ -46,6 +46,10 @@ pub struct SearchFeatures {
     pub aspiration: bool,
     /// Do not count a ply where the side to move has a single legal move.
     pub single_reply_extension: bool,
+    /// Search one more ply at the horizon when the opponent threatens to capture.
+    pub threat_extension: bool,
+    /// Cut quiet nodes near the horizon whose evaluation is far outside the window.
+    pub static_pruning: bool,
 }
 
 impl Default for SearchFeatures {
@@ -54,6 +58,8 @@ impl Default for SearchFeatures {
             late_move_reductions: true,
             aspiration: true,
             single_reply_extension: true,
+            threat_extension: false,
+            static_pruning: false,
         }
     }
 }

@@ -31,6 +31,12 @@
 //!   its material).
 //! - `to move`: the side to move (tempo in the ending).
 //!
+//! The weights the engine plays with ([`EvalParams::default`]) are fitted to self-play results
+//! by `cargo xtask tune` (logistic regression: the cross-entropy between each position's game
+//! result and `sigmoid(k * evaluation)`, minimised over the weights with the man held at 100)
+//! and written to `src/weights.rs`, whose header gives the exact command that produced them.
+//! [`EvalParams::hand_set`] is the starting point of that fit.
+//!
 //! Endgame rules applied on top (scaling the score towards zero): kings against a lone king
 //! are drawn with two kings or fewer, and with three when the lone king holds the long
 //! diagonal; a lone king against at most three pieces including men, or two or more kings
@@ -45,6 +51,7 @@ use crate::board::{
     up_left, up_right,
 };
 use crate::score::Score;
+use crate::weights;
 
 /// Feature index of `man`.
 const MAN: usize = 0;
@@ -167,9 +174,12 @@ pub struct EvalParams {
 }
 
 impl Default for EvalParams {
-    /// The weights the engine plays with.
+    /// The tuned weights the engine plays with.
     fn default() -> EvalParams {
-        EvalParams::hand_set()
+        EvalParams {
+            opening: weights::OPENING,
+            ending: weights::ENDING,
+        }
     }
 }
 

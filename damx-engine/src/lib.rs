@@ -46,6 +46,7 @@ pub mod openings;
 mod score;
 mod search;
 mod tt;
+mod weights;
 
 pub use bench::{BENCH_DEPTH, BENCH_POSITIONS, BenchLine, BenchOptions, BenchReport, bench};
 pub use engine::{Engine, EngineOptions, Progress, SearchFeatures, SearchResult};

@@ -85,6 +85,10 @@ pub(crate) struct Worker {
     nodes: u64,
     published: u64,
     aborted: bool,
+    /// The depth of the current iteration.
+    root_depth: u32,
+    /// A move of the current iteration that beat the previous best move.
+    root_change: Option<Completed>,
     reductions: [[u8; 64]; 64],
 }
 
@@ -109,6 +113,8 @@ impl Worker {
             nodes: 0,
             published: 0,
             aborted: false,
+            root_depth: 0,
+            root_change: None,
             reductions,
         }
     }
@@ -168,8 +174,16 @@ impl Worker {
         let mut previous = completed.score;
         let mut depth = 1 + (thread as u32 & 1);
         while depth <= max_depth {
+            self.root_change = None;
             let score = self.aspiration(shared, game, &mut root, depth, previous);
             if self.aborted {
+                if let Some(change) = self.root_change.take() {
+                    // The depth reported stays the last one completed.
+                    completed = Completed {
+                        depth: completed.depth,
+                        ..change
+                    };
+                }
                 break;
             }
             previous = score;
@@ -209,6 +223,7 @@ impl Worker {
         depth: u32,
         previous: i32,
     ) -> i32 {
+        self.root_depth = depth;
         let mut delta = 30;
         let (mut alpha, mut beta) =
             if shared.features.aspiration && depth >= 5 && previous.abs() < DECISIVE {
@@ -266,7 +281,6 @@ impl Worker {
             };
             game.undo();
             if self.aborted {
-                // A move that completed better than the first is kept (it is at the front).
                 return best;
             }
             if score > best {
@@ -274,6 +288,20 @@ impl Worker {
                 if score > alpha {
                     alpha = score;
                     self.update_pv(0, mv);
+                    if index > 0 {
+                        // Better than the move the last iteration chose: worth playing even if
+                        // this iteration does not finish.
+                        self.root_change = Some(Completed {
+                            best_move: Some(mv),
+                            score,
+                            depth: depth as u32,
+                            pv: self.pv[0][..self.pv_len[0]]
+                                .iter()
+                                .flatten()
+                                .copied()
+                                .collect(),
+                        });
+                    }
                     // Keep the order: the new best to the front, the others shifted.
                     root[..=index].rotate_right(1);
                     if score >= beta {
@@ -357,24 +385,38 @@ impl Worker {
         game: &mut Game,
         mut alpha: i32,
         mut beta: i32,
-        depth: i32,
+        mut depth: i32,
         ply: usize,
     ) -> i32 {
         if depth <= 0 {
-            return self.quiescence(shared, game, alpha, beta, ply);
+            // A quiet position where the opponent threatens to capture is not quiet enough to
+            // evaluate: give the side to move one more ply to answer the threat (up to twice
+            // the iteration depth, so that chains of threats stay bounded).
+            let position = game.position();
+            if shared.features.threat_extension
+                && ply < 2 * self.root_depth as usize
+                && !position.has_capture()
+                && position
+                    .with_side_to_move(!position.side_to_move())
+                    .has_capture()
+            {
+                depth = 1;
+            } else {
+                return self.quiescence(shared, game, alpha, beta, ply);
+            }
         }
         self.pv_len[ply] = ply;
         if self.count_node(shared) {
             return 0;
         }
         let position = *game.position();
-        position.legal_moves_into(&mut self.lists[ply]);
-        let move_count = self.lists[ply].len();
-        if move_count == 0 {
-            return -WIN + ply as i32;
-        }
         if is_rule_draw(game) {
-            return 0;
+            // The rules check for a lost position first.
+            return if position.has_legal_move() {
+                0
+            } else {
+                -WIN + ply as i32
+            };
         }
         // No line from here can be quicker than a win right now.
         alpha = alpha.max(-WIN + ply as i32);
@@ -387,24 +429,55 @@ impl Worker {
         }
         let pv_node = beta - alpha > 1;
 
+        // The table may answer before any move is generated.
         let key = tt_key(game);
-        let mut tt_move = None;
-        if let Some(entry) = shared.tt.probe(key) {
-            tt_move = entry.mv.find(&self.lists[ply]);
+        let entry = shared.tt.probe(key);
+        if let Some(entry) = entry
+            && !pv_node
+            && entry.depth >= depth
+        {
             let score = score_from_tt(entry.score, ply);
-            if !pv_node && entry.depth >= depth {
-                let usable = match entry.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                };
-                if usable {
-                    return score;
-                }
+            let usable = match entry.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if usable {
+                return score;
             }
         }
 
+        position.legal_moves_into(&mut self.lists[ply]);
+        let move_count = self.lists[ply].len();
+        if move_count == 0 {
+            return -WIN + ply as i32;
+        }
+        let tt_move = entry.and_then(|entry| entry.mv.find(&self.lists[ply]));
+
         let capturing = self.lists[ply][0].is_capture();
+
+        // Near the horizon, a quiet position far from the window is decided by its evaluation:
+        // far above beta it will fail high, far below alpha it will fail low. Not when the
+        // opponent threatens a capture, which the evaluation cannot judge.
+        if shared.features.static_pruning
+            && !pv_node
+            && depth <= 3
+            && !capturing
+            && alpha.abs() < DECISIVE
+            && beta.abs() < DECISIVE
+            && !position
+                .with_side_to_move(!position.side_to_move())
+                .has_capture()
+        {
+            let eval = evaluate_raw(&position, shared.params);
+            if eval - 80 * depth >= beta {
+                return eval;
+            }
+            if eval + 120 * depth <= alpha {
+                return eval;
+            }
+        }
+
         let extend = move_count == 1 && shared.features.single_reply_extension;
         let new_depth = if extend { depth } else { depth - 1 };
         self.score_moves(&position, ply, tt_move, capturing);
