@@ -10,7 +10,8 @@ use damx_engine::{EngineOptions, EvalParams, Limits};
 pub(crate) const SPEC_HELP: &str = "\
 a player is `random`, `material` (one-ply material) or comma-separated engine settings:
 depth=N, time=MS (per move), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned,
-lmr=on|off, aspiration=on|off, extension=on|off";
+lmr=on|off, aspiration=on|off, extension=on|off, threat=on|off,
+pruning=on|off";
 
 /// What kind of player a specification names.
 #[derive(Clone, Debug)]
@@ -64,6 +65,8 @@ impl Spec {
                         "lmr" => options.search.late_move_reductions = switch()?,
                         "aspiration" => options.search.aspiration = switch()?,
                         "extension" => options.search.single_reply_extension = switch()?,
+                        "threat" => options.search.threat_extension = switch()?,
+                        "pruning" => options.search.static_pruning = switch()?,
                         _ => bail!("unknown setting `{key}`\n{SPEC_HELP}"),
                     }
                 }

@@ -31,12 +31,15 @@ pub(crate) const ABOUT: &str = "\
 tune the evaluation weights: ROUNDS rounds (default 2) of GAMES self-play games (default 6000)
 at DEPTH (default 6) from the ballots with random early moves (SEED, default 1), each followed
 by a logistic-regression fit of the weights to the game results (ITERATIONS steps, default
-3000), starting from the hand-set weights (or --start tuned / a weights file); writes
+3000; PULL, default 1e-7, is an L2 pull towards the starting weights), starting from the
+hand-set weights (or --start tuned / a weights file); writes
 damx-engine/src/weights.rs and the samples to DATA-DIR (default target/tune). `--fit-only
-FILE...` fits to existing sample files without playing.";
+FILE...` fits to existing sample files without playing; `--out FILE` writes the weights as
+text to FILE instead (for the gauntlet's weights=FILE).";
 
 pub(crate) const ARGS: &str = "[--games N] [--depth N] [--rounds N] [--seed N] [--iterations N] \
-                               [--start hand|tuned|FILE] [--data-dir DIR] [--fit-only FILE[,FILE]]";
+                               [--pull X] [--start hand|tuned|FILE] [--data-dir DIR] \
+                               [--fit-only FILE[,FILE]] [--out FILE]";
 
 /// Both sides' searches must agree on at least this (centi-men) to adjudicate a win.
 const ADJUDICATE: i32 = 600;
@@ -61,6 +64,8 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut start = "hand".to_string();
     let mut data_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/tune");
     let mut fit_only: Option<Vec<PathBuf>> = None;
+    let mut pull = 1e-7f64;
+    let mut text_out: Option<PathBuf> = None;
     for (name, value) in players::options(
         args,
         &[
@@ -72,6 +77,8 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             "start",
             "data-dir",
             "fit-only",
+            "pull",
+            "out",
         ],
     )? {
         let number = || -> anyhow::Result<u64> {
@@ -87,6 +94,12 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             "iterations" => iterations = number()? as usize,
             "start" => start = value.to_string(),
             "data-dir" => data_dir = PathBuf::from(value),
+            "out" => text_out = Some(PathBuf::from(value)),
+            "pull" => {
+                pull = value
+                    .parse()
+                    .with_context(|| format!("--pull wants a number, got `{value}`"))?
+            }
             _ => fit_only = Some(value.split(',').map(PathBuf::from).collect()),
         }
     }
@@ -107,7 +120,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             samples.extend(read_samples(file)?);
         }
         command = format!("cargo xtask tune {}", args.join(" "));
-        params = fit(&samples, &params, iterations);
+        params = fit(&samples, &params, iterations, pull);
     } else {
         std::fs::create_dir_all(&data_dir)
             .with_context(|| format!("cannot create {}", data_dir.display()))?;
@@ -119,7 +132,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
                 .with_context(|| format!("cannot write {}", path.display()))?;
             // Each round fits to its own games, starting from the weights it played with.
             samples = read_samples(&path)?;
-            params = fit(&samples, &params, iterations);
+            params = fit(&samples, &params, iterations, pull);
             std::fs::write(
                 data_dir.join(format!("round{round}-weights.txt")),
                 params.to_text(),
@@ -127,8 +140,14 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         }
         command = format!(
             "cargo xtask tune --games {games} --depth {depth} --rounds {rounds} --seed {seed} \
-             --iterations {iterations} --start {start}"
+             --iterations {iterations} --pull {pull} --start {start}"
         );
+    }
+    if let Some(path) = text_out {
+        std::fs::write(&path, params.to_text())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        println!("wrote {}", path.display());
+        return Ok(());
     }
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../damx-engine/src/weights.rs");
     std::fs::write(&out, weights_source(&params, &command, samples.len()))
@@ -341,7 +360,7 @@ fn gradient(samples: &[Sample], weights: &[f64], k: f64) -> Vec<f64> {
 
 /// Fits `k`, then the weights; returns the rounded weights. Every tenth sample is held out
 /// to watch for over-fitting.
-fn fit(samples: &[Sample], start: &EvalParams, iterations: usize) -> EvalParams {
+fn fit(samples: &[Sample], start: &EvalParams, iterations: usize, pull: f64) -> EvalParams {
     let (train, test): (Vec<&Sample>, Vec<&Sample>) = {
         let mut train = Vec::new();
         let mut test = Vec::new();
@@ -387,7 +406,7 @@ fn fit(samples: &[Sample], start: &EvalParams, iterations: usize) -> EvalParams 
     );
 
     // Adam, with a light pull towards the starting weights for rarely seen features.
-    let (rate, beta1, beta2, epsilon, pull) = (2.0, 0.9, 0.999, 1e-12, 1e-7);
+    let (rate, beta1, beta2, epsilon) = (2.0, 0.9, 0.999, 1e-12);
     let mut weights = initial.clone();
     let mut m = vec![0.0; weights.len()];
     let mut v = vec![0.0; weights.len()];
