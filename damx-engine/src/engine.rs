@@ -59,7 +59,7 @@ impl Default for SearchFeatures {
             aspiration: true,
             single_reply_extension: true,
             threat_extension: false,
-            static_pruning: false,
+            static_pruning: true,
         }
     }
 }
