@@ -35,9 +35,10 @@ by a logistic-regression fit of the weights to the game results (ITERATIONS step
 hand-set weights (or --start tuned / a weights file); writes
 damx-engine/src/weights.rs and the samples to DATA-DIR (default target/tune). `--fit-only
 FILE...` fits to existing sample files without playing; `--out FILE` writes the weights as
-text to FILE instead (for the gauntlet's weights=FILE).";
+text to FILE instead (for the gauntlet's weights=FILE). `--first-round N` numbers the rounds
+from N (round N's games are seeded as in a longer run), to continue a run from its weights.";
 
-pub(crate) const ARGS: &str = "[--games N] [--depth N] [--rounds N] [--seed N] [--iterations N] \
+pub(crate) const ARGS: &str = "[--games N] [--depth N] [--rounds N] [--first-round N] [--seed N] [--iterations N] \
                                [--pull X] [--start hand|tuned|FILE] [--data-dir DIR] \
                                [--fit-only FILE[,FILE]] [--out FILE]";
 
@@ -66,6 +67,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut fit_only: Option<Vec<PathBuf>> = None;
     let mut pull = 1e-7f64;
     let mut text_out: Option<PathBuf> = None;
+    let mut first_round = 1usize;
     for (name, value) in players::options(
         args,
         &[
@@ -79,6 +81,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             "fit-only",
             "pull",
             "out",
+            "first-round",
         ],
     )? {
         let number = || -> anyhow::Result<u64> {
@@ -90,6 +93,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             "games" => games = number()? as usize,
             "depth" => depth = number()? as u32,
             "rounds" => rounds = number()? as usize,
+            "first-round" => first_round = (number()? as usize).max(1),
             "seed" => seed = number()?,
             "iterations" => iterations = number()? as usize,
             "start" => start = value.to_string(),
@@ -124,7 +128,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     } else {
         std::fs::create_dir_all(&data_dir)
             .with_context(|| format!("cannot create {}", data_dir.display()))?;
-        for round in 1..=rounds {
+        for round in first_round..first_round + rounds {
             let path = data_dir.join(format!("round{round}.txt"));
             let round_seed = seed.wrapping_mul(1_000_003).wrapping_add(round as u64);
             let lines = generate(&params, games, depth, round_seed)?;
@@ -138,8 +142,13 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
                 params.to_text(),
             )?;
         }
+        let first = if first_round > 1 {
+            format!(" --first-round {first_round}")
+        } else {
+            String::new()
+        };
         command = format!(
-            "cargo xtask tune --games {games} --depth {depth} --rounds {rounds} --seed {seed} \
+            "cargo xtask tune --games {games} --depth {depth} --rounds {rounds}{first} --seed {seed} \
              --iterations {iterations} --pull {pull} --start {start}"
         );
     }
