@@ -11,7 +11,8 @@
 //! - The search: iterative deepening, principal-variation alpha-beta with aspiration windows,
 //!   a quiescence that searches pending captures (a position with a capture is never
 //!   evaluated statically), move ordering by table move, killers and history, late-move
-//!   reductions, an extension for forced moves, and the draw rules of [`damx_rules::Game`].
+//!   reductions, an extension for forced moves, static pruning near the horizon, and the
+//!   draw rules of [`damx_rules::Game`].
 //! - [`evaluate`]: the static evaluation; [`eval`] describes its features and weights.
 //! - [`bench()`]: the fixed-depth bench whose node count is the behaviour signature.
 //! - [`openings`]: the built-in balanced 2- and 3-ply ballots (derived by `cargo xtask

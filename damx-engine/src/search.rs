@@ -1,6 +1,9 @@
 //! The search of one thread: iterative deepening, principal-variation alpha-beta with
 //! aspiration windows, a capture quiescence, and move ordering by the transposition table,
-//! killers and history.
+//! killers and history. Late quiet moves are searched with reduced depth first, a single legal
+//! move does not use up depth, and near the horizon quiet positions whose evaluation is far
+//! outside the window are cut (each of these is a switch in
+//! [`SearchFeatures`](crate::SearchFeatures), measured in self-play).
 //!
 //! The search plays and takes back moves on a [`Game`], so that the rules crate decides
 //! repetitions, the 25-move rule and the endgame rules. Inside the tree a position that occurred
@@ -487,9 +490,19 @@ impl Worker {
         let mut best_move = None;
         let mut quiets_tried: [Option<Move>; 32] = [None; 32];
         let mut quiet_count = 0;
+        // Near the horizon, the last quiet moves of a long list are rarely better than the
+        // first ones (ordered by history): skip them at non-PV nodes.
+        let late_move_limit = if shared.features.late_move_pruning && !pv_node && depth <= 3 {
+            3 + (depth * depth) as usize
+        } else {
+            usize::MAX
+        };
         for index in 0..move_count {
             let mv = pick(&mut self.lists[ply], &mut self.order[ply], index);
             let quiet = !capturing && !promotes(&position, &mv);
+            if quiet && quiet_count >= late_move_limit && best > -DECISIVE {
+                break;
+            }
             game.play(mv);
             let score = if index == 0 {
                 -self.search(shared, game, -beta, -alpha, new_depth, ply + 1)
