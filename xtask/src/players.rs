@@ -11,7 +11,7 @@ pub(crate) const SPEC_HELP: &str = "\
 a player is `random`, `material` (one-ply material) or comma-separated engine settings:
 depth=N, time=MS (per move), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned,
 lmr=on|off, aspiration=on|off, extension=on|off, threat=on|off,
-pruning=on|off";
+pruning=on|off, lmp=on|off";
 
 /// What kind of player a specification names.
 #[derive(Clone, Debug)]
@@ -67,6 +67,7 @@ impl Spec {
                         "extension" => options.search.single_reply_extension = switch()?,
                         "threat" => options.search.threat_extension = switch()?,
                         "pruning" => options.search.static_pruning = switch()?,
+                        "lmp" => options.search.late_move_pruning = switch()?,
                         _ => bail!("unknown setting `{key}`\n{SPEC_HELP}"),
                     }
                 }
