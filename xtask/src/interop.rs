@@ -16,11 +16,13 @@
 use std::fs;
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+
+use crate::common::{Guard, python_venv, run_bounded, target_dir, wait_exit, workspace_root};
 
 pub(crate) const ARGS: &str = "";
 
@@ -100,7 +102,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let records = work.join("pdn");
     fs::create_dir_all(&records)?;
 
-    let python = python_with_pydraughts(&target)?;
+    let python = python_venv(&target, "interop-venv", "pydraughts", PYDRAUGHTS)?;
     let mut follower = FOLLOWER.build(&root, &target)?;
     let address = free_port()?;
     let log = work.join("follower.log");
@@ -149,73 +151,6 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A child process that is killed if the task ends before it does.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        if let Ok(None) = self.0.try_wait() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-}
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."))
-}
-
-fn target_dir(root: &Path) -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => root.join(dir),
-        None => root.join("target"),
-    }
-}
-
-/// The venv's Python, with the pinned pydraughts installed.
-fn python_with_pydraughts(target: &Path) -> anyhow::Result<PathBuf> {
-    let venv = target.join("interop-venv");
-    let python = venv.join("bin/python");
-    if !python.exists() {
-        let system = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
-        println!("interop: creating {}", venv.display());
-        run_bounded(
-            Command::new(system).arg("-m").arg("venv").arg(&venv),
-            Duration::from_secs(120),
-            "creating the Python venv",
-        )?;
-    }
-    let installed = Command::new(&python)
-        .args([
-            "-c",
-            "import importlib.metadata as m; print(m.version('pydraughts'))",
-        ])
-        .stderr(Stdio::null())
-        .output()
-        .ok()
-        .filter(|output| output.status.success())
-        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned());
-    if installed.as_deref() != Some(PYDRAUGHTS) {
-        println!("interop: installing pydraughts {PYDRAUGHTS}");
-        run_bounded(
-            Command::new(&python).args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                &format!("pydraughts=={PYDRAUGHTS}"),
-            ]),
-            Duration::from_secs(600),
-            "installing pydraughts",
-        )?;
-    }
-    Ok(python)
-}
-
 /// A port of 127.0.0.1 that nothing listens on now.
 fn free_port() -> anyhow::Result<SocketAddr> {
     let listener = TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
@@ -259,36 +194,6 @@ fn listening(table: &str, address: SocketAddr) -> bool {
         let fields: Vec<&str> = line.split_whitespace().collect();
         fields.get(1) == Some(&wanted.as_str()) && fields.get(3) == Some(&"0A")
     })
-}
-
-/// Runs `command` to the end, killing it after `limit`.
-fn run_bounded(command: &mut Command, limit: Duration, what: &str) -> anyhow::Result<()> {
-    let mut child = Guard(
-        command
-            .spawn()
-            .with_context(|| format!("{what}: cannot start"))?,
-    );
-    match wait_exit(&mut child.0, limit) {
-        Some(status) if status.success() => Ok(()),
-        Some(status) => bail!("{what} failed ({status})"),
-        None => bail!("{what} took longer than {limit:?} and was stopped"),
-    }
-}
-
-/// Waits up to `limit` for `child` to exit; kills it and returns `None` past the limit.
-fn wait_exit(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
-    let deadline = Instant::now() + limit;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Some(status),
-            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(50)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    }
 }
 
 fn read(path: &Path) -> String {

@@ -4,6 +4,7 @@
 //! prints them. To add one, write the module and add a line to the table.
 
 mod ballots;
+mod common;
 mod conformance;
 mod fuzz_wire;
 mod interop;

@@ -1,0 +1,116 @@
+//! What the tasks that run other programs share: the workspace's paths, child processes under
+//! hard time limits, and a Python virtual environment with one pinned package.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+/// A child process that is killed if the task ends before it does.
+pub(crate) struct Guard(pub(crate) Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+pub(crate) fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => root.join(dir),
+        None => root.join("target"),
+    }
+}
+
+/// The Python of the venv `<target>/<venv>`, made with `python3` (or `$PYTHON`) if missing,
+/// with `package==version` from PyPI installed in it unless that version is there already.
+pub(crate) fn python_venv(
+    target: &Path,
+    venv: &str,
+    package: &str,
+    version: &str,
+) -> anyhow::Result<PathBuf> {
+    let venv = target.join(venv);
+    let python = venv.join("bin/python");
+    if !python.exists() {
+        let system = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
+        println!("creating the Python venv {}", venv.display());
+        run_bounded(
+            Command::new(system).arg("-m").arg("venv").arg(&venv),
+            Duration::from_secs(120),
+            "creating the Python venv",
+        )?;
+    }
+    let installed = Command::new(&python)
+        .arg("-c")
+        .arg(format!(
+            "import importlib.metadata as m; print(m.version('{package}'))"
+        ))
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned());
+    if installed.as_deref() != Some(version) {
+        println!("installing {package} {version} into {}", venv.display());
+        run_bounded(
+            Command::new(&python).args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                &format!("{package}=={version}"),
+            ]),
+            Duration::from_secs(600),
+            &format!("installing {package}"),
+        )?;
+    }
+    Ok(python)
+}
+
+/// Runs `command` to the end, killing it after `limit`.
+pub(crate) fn run_bounded(
+    command: &mut Command,
+    limit: Duration,
+    what: &str,
+) -> anyhow::Result<()> {
+    let mut child = Guard(
+        command
+            .spawn()
+            .with_context(|| format!("{what}: cannot start"))?,
+    );
+    match wait_exit(&mut child.0, limit) {
+        Some(status) if status.success() => Ok(()),
+        Some(status) => bail!("{what} failed ({status})"),
+        None => bail!("{what} took longer than {limit:?} and was stopped"),
+    }
+}
+
+/// Waits up to `limit` for `child` to exit; kills it and returns `None` past the limit.
+pub(crate) fn wait_exit(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let deadline = Instant::now() + limit;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(50)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
