@@ -12,6 +12,7 @@ mod perft;
 mod players;
 mod strength;
 mod tune;
+mod versus;
 
 use std::process::ExitCode;
 
@@ -69,6 +70,12 @@ const TASKS: &[Task] = &[
         args: interop::ARGS,
         about: interop::ABOUT,
         run: interop::run,
+    },
+    Task {
+        name: "versus",
+        args: versus::ARGS,
+        about: versus::ABOUT,
+        run: versus::run,
     },
 ];
 
