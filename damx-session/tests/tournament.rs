@@ -392,7 +392,8 @@ fn sprt_stops_when_it_decides() {
         let (report, lines) = run(&config, &TournamentControl::new());
         assert_eq!(
             report.end,
-            EndKind::Sprt(damx_session::tournament::Hypothesis::H1)
+            EndKind::Sprt(damx_session::tournament::Hypothesis::H1),
+            "{lines:#?}"
         );
         assert!(report.games.len() < 200, "{}", report.games.len());
         assert!(

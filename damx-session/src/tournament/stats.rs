@@ -9,6 +9,8 @@
 //!   draws ½, losses 0), and `s0`, `s1` the expected scores of `elo0` and `elo1`,
 //!   `LLR = N (s1 - s0) (2s - s0 - s1) / (2 var)`. H1 (`elo1`) is accepted once
 //!   `LLR >= ln((1 - beta) / alpha)`, H0 (`elo0`) once `LLR <= ln(beta / (1 - alpha))`.
+//!   While all games have had one result (no spread), one win and one loss are added to the
+//!   tally, so that a one-sided match decides too.
 
 use std::fmt;
 
@@ -79,22 +81,33 @@ impl SprtConfig {
         )
     }
 
-    /// The log-likelihood ratio of `tally` (the tested side's wins, draws and losses); 0 while
-    /// the results have no spread (no games, or all of one kind).
+    /// The log-likelihood ratio of `tally` (the tested side's wins, draws and losses); 0 before
+    /// the first game.
+    ///
+    /// While every game has had the same result the sample variance is zero and the normal
+    /// approximation says nothing; the tally is then taken with one more win and one more loss
+    /// (a prior that either side can win a game), so that a one-sided match still decides.
     pub fn llr(&self, tally: &Tally) -> f64 {
-        let games = f64::from(tally.games());
+        let counts = [tally.wins, tally.draws, tally.losses].map(f64::from);
+        let llr = self.llr_of(counts);
+        if llr.is_nan() {
+            self.llr_of([counts[0] + 1.0, counts[1], counts[2] + 1.0])
+        } else {
+            llr
+        }
+    }
+
+    /// The LLR of (wins, draws, losses); 0 without games, NaN without spread.
+    fn llr_of(&self, [wins, draws, losses]: [f64; 3]) -> f64 {
+        let games = wins + draws + losses;
         if games == 0.0 {
             return 0.0;
         }
-        let (w, d, l) = (
-            f64::from(tally.wins) / games,
-            f64::from(tally.draws) / games,
-            f64::from(tally.losses) / games,
-        );
+        let (w, d, l) = (wins / games, draws / games, losses / games);
         let score = w + d / 2.0;
         let variance = w * (1.0 - score).powi(2) + d * (0.5 - score).powi(2) + l * score.powi(2);
-        if variance <= 0.0 {
-            return 0.0;
+        if variance <= f64::EPSILON {
+            return f64::NAN;
         }
         let expected = |elo: f64| 1.0 / (1.0 + 10f64.powf(-elo / 400.0));
         let (s0, s1) = (expected(self.elo0), expected(self.elo1));
@@ -190,9 +203,21 @@ mod tests {
             0.554_944_528_008_310_8
         ));
         assert!(close(five.llr(&tally(10, 0, 30)), -0.389_259_739_234_731_5));
-        // No spread, no information.
+        // No games, no information.
         assert_eq!(sprt.llr(&tally(0, 0, 0)), 0.0);
-        assert_eq!(sprt.llr(&tally(0, 12, 0)), 0.0);
+        // Without spread the tally counts one more win and one more loss: all draws lean to
+        // H0 (equal strength), all wins to H1, and a long enough run of wins decides.
+        assert!(close(
+            sprt.llr(&tally(0, 12, 0)),
+            with_spread(&sprt, 1, 12, 1)
+        ));
+        assert!(sprt.llr(&tally(0, 12, 0)) < 0.0);
+        assert!(close(
+            sprt.llr(&tally(3, 0, 0)),
+            with_spread(&sprt, 4, 0, 1)
+        ));
+        assert!(sprt.llr(&tally(3, 0, 0)) > 0.0);
+        assert_eq!(sprt.status(&tally(40, 0, 0)).verdict, Some(Hypothesis::H1));
         // A clear win accepts H1, a clear loss H0, a close result neither.
         assert_eq!(
             sprt.status(&tally(300, 100, 100)).verdict,
@@ -203,6 +228,11 @@ mod tests {
             Some(Hypothesis::H0)
         );
         assert_eq!(sprt.status(&tally(60, 20, 20)).verdict, None);
+    }
+
+    /// The LLR of a tally with spread, straight from the formula.
+    fn with_spread(sprt: &SprtConfig, wins: u32, draws: u32, losses: u32) -> f64 {
+        sprt.llr(&tally(wins, draws, losses))
     }
 
     /// Points are 2/1/0; equal points share a rank; the Elo of a 75% score is +191.
