@@ -15,19 +15,21 @@
 //! ```
 
 use std::fmt;
+use std::time::{Duration, Instant};
 
 use damx_rules::{Color, Game, Move, Outcome};
 
 use crate::engine::{Engine, EngineOptions};
-use crate::limits::{Limits, StopSignal};
+use crate::limits::{Clock, Limits, StopSignal};
 
 /// Something that chooses moves.
 pub trait Player {
     /// Called before each game.
     fn new_game(&mut self) {}
 
-    /// A legal move in the current position of `game`, which is not over.
-    fn choose(&mut self, game: &Game) -> Move;
+    /// A legal move in the current position of `game`, which is not over. `clock` is the
+    /// player's time left for the rest of the game when it plays on a clock.
+    fn choose(&mut self, game: &Game, clock: Option<Duration>) -> Move;
 }
 
 /// The engine with fixed limits for every move.
@@ -39,7 +41,8 @@ pub struct SearchPlayer {
 }
 
 impl SearchPlayer {
-    /// An engine made with `options`, searching every move within `limits`.
+    /// An engine made with `options`, searching every move within `limits` (and the game
+    /// clock, when it plays on one).
     pub fn new(options: EngineOptions, limits: Limits) -> SearchPlayer {
         SearchPlayer {
             engine: Engine::new(options),
@@ -54,10 +57,15 @@ impl Player for SearchPlayer {
         self.engine.new_game();
     }
 
-    fn choose(&mut self, game: &Game) -> Move {
-        let result = self
-            .engine
-            .search(game, &self.limits, &self.stop, &mut |_| {});
+    fn choose(&mut self, game: &Game, clock: Option<Duration>) -> Move {
+        let mut limits = self.limits.clone();
+        if let Some(remaining) = clock {
+            limits.clock = Some(Clock {
+                remaining,
+                moves_to_go: None,
+            });
+        }
+        let result = self.engine.search(game, &limits, &self.stop, &mut |_| {});
         result
             .best_move
             .unwrap_or_else(|| game.position().legal_moves()[0])
@@ -105,7 +113,7 @@ impl RandomPlayer {
 }
 
 impl Player for RandomPlayer {
-    fn choose(&mut self, game: &Game) -> Move {
+    fn choose(&mut self, game: &Game, _clock: Option<Duration>) -> Move {
         let moves = game.position().legal_moves();
         moves[self.rng.below(moves.len())]
     }
@@ -128,7 +136,7 @@ impl MaterialPlayer {
 }
 
 impl Player for MaterialPlayer {
-    fn choose(&mut self, game: &Game) -> Move {
+    fn choose(&mut self, game: &Game, _clock: Option<Duration>) -> Move {
         let position = game.position();
         let me = position.side_to_move();
         let worth = |p: &damx_rules::Position, color: Color| {
@@ -157,42 +165,74 @@ impl Player for MaterialPlayer {
 pub struct GameRecord {
     /// The game with all its moves (from the start it was given).
     pub game: Game,
-    /// How it ended by the rules; `None` if it was stopped at the ply limit (scored a draw).
+    /// How it ended by the rules; `None` if it was stopped at the ply limit (scored a draw) or
+    /// lost on time.
     pub outcome: Option<Outcome>,
+    /// The side whose clock ran out, if one did (it lost).
+    pub lost_on_time: Option<Color>,
 }
 
 impl GameRecord {
     /// The winner, if any.
     pub fn winner(&self) -> Option<Color> {
-        self.outcome.and_then(|outcome| outcome.winner())
+        match self.lost_on_time {
+            Some(loser) => Some(!loser),
+            None => self.outcome.and_then(|outcome| outcome.winner()),
+        }
     }
 }
 
-/// Plays a game from the end of `start` until the rules end it or `max_plies` more plies have
-/// been played. A player's move that is not legal loses the game for it (counted as if it had
-/// no move).
+/// Plays a game from the end of `start` without clocks (see [`play_timed_game`]).
 pub fn play_game(
     white: &mut dyn Player,
     black: &mut dyn Player,
     start: &Game,
     max_plies: usize,
 ) -> GameRecord {
+    play_timed_game([(white, None), (black, None)], start, max_plies)
+}
+
+/// Plays a game from the end of `start` until the rules end it or `max_plies` more plies have
+/// been played. `players` are White and Black, each with its time for the game if it plays on
+/// a clock: the time a move takes is taken off, and a player whose time runs out loses. A
+/// player's move that is not legal loses the game for it (counted as if it had no move).
+pub fn play_timed_game(
+    players: [(&mut dyn Player, Option<Duration>); 2],
+    start: &Game,
+    max_plies: usize,
+) -> GameRecord {
+    let [(white, white_time), (black, black_time)] = players;
     white.new_game();
     black.new_game();
+    let mut clocks = [white_time, black_time];
     let mut game = start.clone();
     for _ in 0..max_plies {
         if let Some(outcome) = game.outcome() {
             return GameRecord {
                 game,
                 outcome: Some(outcome),
+                lost_on_time: None,
             };
         }
         let side = game.position().side_to_move();
-        let player: &mut dyn Player = match side {
-            Color::White => &mut *white,
-            Color::Black => &mut *black,
+        let (player, clock): (&mut dyn Player, &mut Option<Duration>) = match side {
+            Color::White => (&mut *white, &mut clocks[0]),
+            Color::Black => (&mut *black, &mut clocks[1]),
         };
-        let mv = player.choose(&game);
+        let started = Instant::now();
+        let mv = player.choose(&game, *clock);
+        if let Some(left) = clock {
+            match left.checked_sub(started.elapsed()) {
+                Some(rest) => *left = rest,
+                None => {
+                    return GameRecord {
+                        game,
+                        outcome: None,
+                        lost_on_time: Some(side),
+                    };
+                }
+            }
+        }
         if game.try_play(mv).is_err() {
             return GameRecord {
                 game,
@@ -200,11 +240,16 @@ pub fn play_game(
                     winner: !side,
                     reason: damx_rules::WinReason::NoMoves,
                 }),
+                lost_on_time: None,
             };
         }
     }
     let outcome = game.outcome();
-    GameRecord { game, outcome }
+    GameRecord {
+        game,
+        outcome,
+        lost_on_time: None,
+    }
 }
 
 /// Wins, draws and losses of one side of a match.
@@ -357,6 +402,34 @@ mod tests {
         assert_eq!(sweep.elo().unwrap().to_string(), "+inf +/- inf");
         assert_eq!(Tally::default().elo(), None);
         assert_eq!(elo_of_score(0.0), f64::NEG_INFINITY);
+    }
+
+    /// Plays instantly but slowly enough to lose a 1 ms clock.
+    struct Slow(RandomPlayer);
+
+    impl Player for Slow {
+        fn choose(&mut self, game: &Game, clock: Option<Duration>) -> Move {
+            std::thread::sleep(Duration::from_millis(5));
+            self.0.choose(game, clock)
+        }
+    }
+
+    /// A player whose clock runs out loses, whatever the position.
+    #[test]
+    fn running_out_of_time_loses() {
+        let mut slow = Slow(RandomPlayer::new(1));
+        let mut random = RandomPlayer::new(2);
+        let record = play_timed_game(
+            [
+                (&mut random, None),
+                (&mut slow, Some(Duration::from_millis(1))),
+            ],
+            &Game::default(),
+            100,
+        );
+        assert_eq!(record.lost_on_time, Some(Color::Black));
+        assert_eq!(record.winner(), Some(Color::White));
+        assert_eq!(record.game.ply(), 1);
     }
 
     /// A game between two random movers ends by the rules or at the ply limit, with legal

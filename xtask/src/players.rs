@@ -9,7 +9,7 @@ use damx_engine::{EngineOptions, EvalParams, Limits};
 
 pub(crate) const SPEC_HELP: &str = "\
 a player is `random`, `material` (one-ply material) or comma-separated engine settings:
-depth=N, time=MS (per move), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned,
+depth=N, time=MS (per move), game=MS (per game, on a clock), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned,
 lmr=on|off, aspiration=on|off, extension=on|off, threat=on|off,
 pruning=on|off, lmp=on|off";
 
@@ -26,10 +26,13 @@ pub(crate) enum Kind {
 pub(crate) struct Spec {
     pub(crate) text: String,
     pub(crate) kind: Kind,
+    /// The player's time for a whole game, when it plays on a clock.
+    pub(crate) game_time: Option<Duration>,
 }
 
 impl Spec {
     pub(crate) fn parse(text: &str) -> anyhow::Result<Spec> {
+        let mut game_time = None;
         let kind = match text {
             "random" => Kind::Random,
             "material" => Kind::Material,
@@ -58,6 +61,7 @@ impl Spec {
                     match key {
                         "depth" => limits.depth = Some(number()? as u32),
                         "time" => limits.move_time = Some(Duration::from_millis(number()?)),
+                        "game" => game_time = Some(Duration::from_millis(number()?)),
                         "nodes" => limits.nodes = Some(number()?),
                         "threads" => options.threads = number()? as usize,
                         "hash" => options.hash_mb = number()? as usize,
@@ -71,8 +75,8 @@ impl Spec {
                         _ => bail!("unknown setting `{key}`\n{SPEC_HELP}"),
                     }
                 }
-                if limits == Limits::default() {
-                    bail!("`{text}` sets no depth, time or nodes\n{SPEC_HELP}");
+                if limits == Limits::default() && game_time.is_none() {
+                    bail!("`{text}` sets no depth, time, game time or nodes\n{SPEC_HELP}");
                 }
                 Kind::Engine(Box::new(options), limits)
             }
@@ -80,6 +84,7 @@ impl Spec {
         Ok(Spec {
             text: text.to_string(),
             kind,
+            game_time,
         })
     }
 

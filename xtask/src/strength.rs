@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use damx_engine::gauntlet::{Tally, play_game};
+use damx_engine::gauntlet::{Player, Tally, play_timed_game};
 use damx_engine::openings;
 use damx_rules::Color;
 
@@ -17,7 +17,10 @@ play GAMES games (default 200) between players A (default depth=6) and B (defaul
 from the built-in ballots, each ballot twice with colours swapped; print A's wins, draws and
 losses, its score and an Elo estimate with a 95% margin. CONCURRENCY games run at once
 (default: the cores, or 1 if a player uses several threads). Games end by the rules or are
-drawn after MAX-PLIES plies (default 400). OFFSET starts at another ballot (default 0).";
+drawn after MAX-PLIES plies (default 400). OFFSET starts at another ballot (default 0).
+A SPEC is `random`, `material` or engine settings such as `depth=6,threads=2`: depth=N,
+time=MS (a move), game=MS (a game, on a clock: running out loses), nodes=N, threads=N,
+hash=MIB, weights=FILE|hand|tuned, and lmr, aspiration, extension, threat, pruning, lmp =on|off.";
 
 pub(crate) const ARGS: &str =
     "[--games N] [--a SPEC] [--b SPEC] [--concurrency N] [--max-plies N] [--offset N]";
@@ -66,12 +69,13 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     );
 
     let next = AtomicUsize::new(0);
+    let lost_on_time = AtomicUsize::new(0);
     // A's results as White and as Black.
     let results = Mutex::new((Tally::default(), Tally::default()));
     let start = Instant::now();
     std::thread::scope(|scope| {
         for worker in 0..concurrency {
-            let (a, b, next, results) = (&a, &b, &next, &results);
+            let (a, b, next, results, lost_on_time) = (&a, &b, &next, &results, &lost_on_time);
             scope.spawn(move || {
                 let seed = worker as u64 * 1_000_003;
                 let mut player_a = a.build(seed + 1);
@@ -87,20 +91,16 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
                     } else {
                         Color::Black
                     };
-                    let record = match a_colour {
-                        Color::White => play_game(
-                            player_a.as_mut(),
-                            player_b.as_mut(),
-                            &ballot.game(),
-                            max_plies,
-                        ),
-                        Color::Black => play_game(
-                            player_b.as_mut(),
-                            player_a.as_mut(),
-                            &ballot.game(),
-                            max_plies,
-                        ),
+                    let seat_a = (player_a.as_mut() as &mut dyn Player, a.game_time);
+                    let seat_b = (player_b.as_mut() as &mut dyn Player, b.game_time);
+                    let seats = match a_colour {
+                        Color::White => [seat_a, seat_b],
+                        Color::Black => [seat_b, seat_a],
                     };
+                    let record = play_timed_game(seats, &ballot.game(), max_plies);
+                    if record.lost_on_time.is_some() {
+                        lost_on_time.fetch_add(1, Ordering::Relaxed);
+                    }
                     let a_won = record.winner().map(|winner| winner == a_colour);
                     let mut results = results.lock().unwrap_or_else(|e| e.into_inner());
                     match a_colour {
@@ -122,6 +122,10 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     println!("A as Black: {}", results.1);
     println!("A = {} vs B = {}", a.text, b.text);
     println!("A: {all}");
+    let flagged = lost_on_time.into_inner();
+    if flagged > 0 {
+        println!("{flagged} games lost on time");
+    }
     println!(
         "{} games in {:.1?}, load {}",
         all.games(),
