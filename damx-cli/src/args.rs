@@ -295,6 +295,7 @@ const PERFT_EXAMPLES: &str = "\
 Examples:
   damx perft startpos 7
   damx perft 'W:B12,13,14,16,18,19,21,23,24,26:W25,27,28,30,32,33,34,35,37,38' 8 --divide
+  damx perft startpos 10 --threads 2
   damx perft startpos 9 --json";
 
 const BENCH_EXAMPLES: &str = "\
@@ -379,6 +380,10 @@ pub(crate) struct PerftArgs {
     #[arg(long)]
     divide: bool,
 
+    /// Count on N threads (the tree is split into subtrees counted at once)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: u16,
+
     /// Print one JSON object instead of text
     #[arg(long)]
     json: bool,
@@ -391,6 +396,7 @@ impl PerftArgs {
             position: self.position,
             depth: self.depth,
             divide: self.divide,
+            threads: usize::from(self.threads),
             json: self.json,
         }
     }

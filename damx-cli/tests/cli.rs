@@ -383,7 +383,8 @@ fn encode_names_each_invalid_line_and_converts_the_rest() {
 // ---------------------------------------------------------------------------------------------
 // perft
 
-/// The text report gives the published count (rules.md), the time and the speed.
+/// The text report gives the published count (rules.md), the threads, the time and the
+/// speed.
 #[test]
 fn perft_counts_the_start_position() {
     let output = damx(&["perft", "startpos", "5"]);
@@ -392,16 +393,41 @@ fn perft_counts_the_start_position() {
     assert!(output.stderr.is_empty(), "{}", stderr(&output));
     let text = stdout(&output);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "depth  5");
-    assert_eq!(lines[1], "nodes  27117");
+    assert_eq!(lines[0], "depth    5");
+    assert_eq!(lines[1], "threads  1");
+    assert_eq!(lines[2], "nodes    27117");
     assert!(
-        lines[2].starts_with("time   ") && lines[2].ends_with(" s"),
+        lines[3].starts_with("time     ") && lines[3].ends_with(" s"),
         "{text}"
     );
     assert!(
-        lines[3].starts_with("speed  ") && lines[3].ends_with(" nodes/s"),
+        lines[4].starts_with("speed    ") && lines[4].ends_with(" nodes/s"),
         "{text}"
     );
+}
+
+/// On two threads the count and every row of the division are those of one thread, deep
+/// enough that the tree is split below the root (published count: 1049442 at depth 7).
+#[test]
+fn perft_on_two_threads_counts_the_same() {
+    let one = damx(&["perft", "startpos", "7", "--divide", "--json"]);
+    let two = damx(&[
+        "perft",
+        "startpos",
+        "7",
+        "--divide",
+        "--json",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(code(&one), 0, "{}", stderr(&one));
+    assert_eq!(code(&two), 0, "{}", stderr(&two));
+    let one: serde_json::Value = serde_json::from_str(&stdout(&one)).unwrap();
+    let two: serde_json::Value = serde_json::from_str(&stdout(&two)).unwrap();
+    assert_eq!(one["nodes"], 1_049_442);
+    assert_eq!(two["nodes"], 1_049_442);
+    assert_eq!(two["threads"], 2);
+    assert_eq!(one["divide"], two["divide"]);
 }
 
 /// `--divide` lists each legal move with its count, and the counts add up.
@@ -421,7 +447,7 @@ fn perft_divides_by_root_move() {
         .collect();
     assert_eq!(counts.len(), 6, "{text}");
     assert_eq!(counts.iter().sum::<u64>(), 30);
-    assert!(summary.contains("nodes  30\n"), "{text}");
+    assert!(summary.contains("nodes    30\n"), "{text}");
 }
 
 /// `--json` gives one object with the FEN, depth, nodes, time, speed and the division.

@@ -17,6 +17,8 @@
 //! - [`bench()`]: the fixed-depth bench whose node count is the behaviour signature.
 //! - [`openings`]: the built-in balanced 2- and 3-ply ballots (derived by `cargo xtask
 //!   ballots`), for matches and tournaments.
+//! - [`perft`]: perft and divide on several threads (the rules' perft, split over a rayon
+//!   pool).
 //! - [`gauntlet`]: players (the engine, a random mover, a one-ply material player), one game
 //!   between two of them, and the Elo estimate of a match; `cargo xtask strength` runs
 //!   matches with them.
@@ -44,6 +46,7 @@ pub mod eval;
 pub mod gauntlet;
 mod limits;
 pub mod openings;
+pub mod perft;
 mod score;
 mod search;
 mod tt;

@@ -1,12 +1,16 @@
 //! `damx perft`: the number of leaf nodes of the legal-move tree, the time and the speed.
 //!
-//! The count is split at the root (one `damx_rules::perft` a legal move), which gives both
-//! `--divide` and the progress display for free; the sum is the same as one call at the root.
+//! The count is `damx_engine::perft::divide_parallel`: the tree split into subtrees that
+//! `--threads` threads count at once, summed per root move, which gives `--divide` and the
+//! progress display (subtrees counted so far) for free; the sum is the same as one
+//! `damx_rules::perft` at the root.
 
 use std::io::Write;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use damx_rules::{Position, perft};
+use damx_engine::perft::divide_parallel;
+use damx_rules::Position;
 use serde::Serialize;
 
 use crate::error::Error;
@@ -22,6 +26,8 @@ pub(crate) struct Config {
     pub(crate) depth: u32,
     /// Also give the count below each root move.
     pub(crate) divide: bool,
+    /// Counting threads.
+    pub(crate) threads: usize,
     /// Print JSON instead of text.
     pub(crate) json: bool,
 }
@@ -31,6 +37,7 @@ pub(crate) struct Config {
 struct Report {
     fen: String,
     depth: u32,
+    threads: usize,
     nodes: u64,
     seconds: f64,
     nodes_per_second: u64,
@@ -49,13 +56,19 @@ struct MoveCount {
 /// Counts and prints.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     let position = &config.position;
-    info!("perft {} of {}", config.depth, position.to_fen());
+    info!(
+        "perft {} of {} on {} thread(s)",
+        config.depth,
+        position.to_fen(),
+        config.threads
+    );
     let start = Instant::now();
-    let (nodes, rows) = count(position, config.depth);
+    let (nodes, rows) = count(position, config.depth, config.threads);
     let elapsed = start.elapsed();
     let report = Report {
         fen: position.to_fen(),
         depth: config.depth,
+        threads: config.threads,
         nodes,
         seconds: elapsed.as_secs_f64(),
         nodes_per_second: per_second(nodes, elapsed),
@@ -64,29 +77,28 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     write_report(&report, config.json, out).map_err(Error::stdout)
 }
 
-/// The leaf count and its split over the root moves (empty at depth 0).
-fn count(position: &Position, depth: u32) -> (u64, Vec<MoveCount>) {
+/// The leaf count and its split over the root moves (empty at depth 0), on `threads`
+/// threads.
+fn count(position: &Position, depth: u32, threads: usize) -> (u64, Vec<MoveCount>) {
     if depth == 0 {
         return (1, Vec::new());
     }
-    let moves = position.legal_moves();
-    let mut progress = Progress::new();
-    let mut rows = Vec::with_capacity(moves.len());
-    let mut nodes = 0;
-    for (index, mv) in moves.iter().enumerate() {
-        let text = position.move_text(mv);
-        progress.update(|| {
-            format!(
-                "perft {depth}: move {} of {} ({text}), {nodes} nodes so far",
-                index + 1,
-                moves.len()
-            )
-        });
-        let below = perft(&position.play(mv), depth - 1);
-        nodes += below;
-        rows.push(MoveCount { text, nodes: below });
-    }
-    (nodes, rows)
+    let progress = Mutex::new(Progress::new());
+    let rows = divide_parallel(position, depth, threads, &|done, total| {
+        // A thread that finds the display busy skips this update; the next one redraws.
+        if let Ok(mut progress) = progress.try_lock() {
+            progress.update(|| format!("perft {depth}: {done} of {total} subtrees counted"));
+        }
+    });
+    drop(progress); // erases the line
+    let rows: Vec<MoveCount> = rows
+        .iter()
+        .map(|(mv, nodes)| MoveCount {
+            text: position.move_text(mv),
+            nodes: *nodes,
+        })
+        .collect();
+    (rows.iter().map(|row| row.nodes).sum(), rows)
 }
 
 fn write_report(report: &Report, json: bool, out: &mut dyn Write) -> std::io::Result<()> {
@@ -101,10 +113,11 @@ fn write_report(report: &Report, json: bool, out: &mut dyn Write) -> std::io::Re
         }
         writeln!(out)?;
     }
-    writeln!(out, "depth  {}", report.depth)?;
-    writeln!(out, "nodes  {}", report.nodes)?;
-    writeln!(out, "time   {:.3} s", report.seconds)?;
-    writeln!(out, "speed  {} nodes/s", report.nodes_per_second)
+    writeln!(out, "depth    {}", report.depth)?;
+    writeln!(out, "threads  {}", report.threads)?;
+    writeln!(out, "nodes    {}", report.nodes)?;
+    writeln!(out, "time     {:.3} s", report.seconds)?;
+    writeln!(out, "speed    {} nodes/s", report.nodes_per_second)
 }
 
 /// Nodes a second, 0 when no measurable time passed.
@@ -127,9 +140,11 @@ mod tests {
     fn the_root_split_adds_up_to_the_published_counts() {
         let start = Position::initial();
         for (depth, expected) in [(0, 1), (1, 9), (2, 81), (3, 658), (4, 4_265)] {
-            assert_eq!(count(&start, depth).0, expected, "depth {depth}");
+            for threads in [1, 2] {
+                assert_eq!(count(&start, depth, threads).0, expected, "depth {depth}");
+            }
         }
-        let (_, rows) = count(&start, 3);
+        let (_, rows) = count(&start, 3, 2);
         let divided = damx_rules::divide(&start, 3);
         assert_eq!(rows.len(), divided.len());
         for (row, (mv, nodes)) in rows.iter().zip(divided) {
