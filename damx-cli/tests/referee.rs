@@ -113,6 +113,51 @@ fn a_tournament_with_a_broken_program() {
     assert_eq!(standings["standings"][0]["name"], "damx");
 }
 
+/// A program given by a path relative to a relative working directory (`dir=`) starts: the
+/// directory is taken from where damx runs, once, not again from inside itself. The program
+/// (the illegal-move script) is reached and forfeits on the board, not for failing to start.
+#[test]
+fn a_program_in_a_relative_directory_starts() {
+    let root = std::env::temp_dir().join(format!("damx-relative-dir-{}", std::process::id()));
+    let dir = root.join("engines").join("rel");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../damx-session/tests/programs/broken_follower.py"
+    );
+    std::fs::copy(script, dir.join("follower.py")).unwrap();
+    let engine = "name=rel,cmd=./follower.py illegal --connect {port},dir=engines/rel,listen";
+    let mut args = vec![
+        "match",
+        "--engine",
+        engine,
+        "--engine",
+        "builtin,depth=1",
+        "--games",
+        "2",
+        "--openings",
+        "start",
+        "--json",
+    ];
+    args.extend_from_slice(QUICK);
+    let output = Command::new(env!("CARGO_BIN_EXE_damx"))
+        .args(&args)
+        .current_dir(&root)
+        .output()
+        .expect("the damx binary runs");
+    let _ = std::fs::remove_dir_all(&root);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let games: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON lines"))
+        .filter(|line: &serde_json::Value| line["type"] != "standings")
+        .collect();
+    assert_eq!(games.len(), 2, "{output:?}");
+    for game in games {
+        assert_eq!(game["reason"], "illegal-move", "{game}");
+    }
+}
+
 /// Usage mistakes are named on one line with exit code 2.
 #[test]
 fn usage_errors() {

@@ -502,7 +502,13 @@ fn spawn(
         return Ok(None);
     };
     let fill = |word: &String| word.replace("{port}", &port.to_string());
-    let program_path = match &external.dir {
+    // The working directory made absolute (against ours), so that the program path below
+    // means the same before and after the child changes into it.
+    let dir = external
+        .dir
+        .as_ref()
+        .map(|dir| std::path::absolute(dir).unwrap_or_else(|_| dir.clone()));
+    let program_path = match &dir {
         // A relative path with a directory part is taken from the working directory.
         Some(dir) if program.contains('/') && Path::new(program).is_relative() => {
             dir.join(fill(program)).into_os_string()
@@ -511,7 +517,7 @@ fn spawn(
     };
     let mut command = Command::new(&program_path);
     command.args(args.iter().map(fill)).stdin(Stdio::null());
-    if let Some(dir) = &external.dir {
+    if let Some(dir) = &dir {
         command.current_dir(dir);
     }
     match &options.log_dir {
