@@ -358,6 +358,30 @@ fn network_errors_have_their_exit_codes() {
     assert!(errors.contains("expected HOST:PORT"), "{errors}");
 }
 
+/// A Follower at its connection limit refuses a second Initiator with a CHAT and a close; the
+/// Initiator, which played none of its games, says so and ends with the peer's code (4).
+#[test]
+fn a_busy_follower_is_a_peer_error_for_the_initiator() {
+    let mut follower = Damx::start(&[
+        "follow",
+        "--listen",
+        "127.0.0.1:0",
+        "--max-connections",
+        "1",
+    ]);
+    let address = format!("127.0.0.1:{}", follower.listening_port());
+    // The one connection allowed, held open without a word.
+    let _first = TcpStream::connect(&address).unwrap();
+    thread::sleep(Duration::from_millis(200));
+    let (code, _, errors) = Damx::start(&["initiate", "--connect", &address]).finish();
+    assert_eq!(code, 4, "{errors}");
+    assert!(
+        errors.contains("the peer closed the connection after 0 of 1 games"),
+        "{errors}"
+    );
+    let _ = follower.child.kill();
+}
+
 // ---------------------------------------------------------------------------------------------
 // demo
 

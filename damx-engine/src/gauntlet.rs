@@ -333,7 +333,11 @@ impl fmt::Display for EloEstimate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let number = |value: f64| {
             if value.is_finite() {
-                format!("{value:+.0}")
+                // Rounded first, so that -0.3 shows as 0, not -0.
+                match value.round() {
+                    0.0 => "0".to_string(),
+                    rounded => format!("{rounded:+.0}"),
+                }
             } else if value > 0.0 {
                 "+inf".to_string()
             } else {
@@ -400,6 +404,11 @@ mod tests {
         };
         assert_eq!(sweep.elo().unwrap().elo, f64::INFINITY);
         assert_eq!(sweep.elo().unwrap().to_string(), "+inf +/- inf");
+        let even = EloEstimate {
+            elo: -0.3,
+            margin: 40.0,
+        };
+        assert_eq!(even.to_string(), "0 +/- 40");
         assert_eq!(Tally::default().elo(), None);
         assert_eq!(elo_of_score(0.0), f64::NEG_INFINITY);
     }

@@ -134,7 +134,13 @@ impl fmt::Display for CloseReason {
             CloseReason::SeriesComplete => f.write_str("all games played"),
             CloseReason::StopRequested => f.write_str("stopped on request"),
             CloseReason::PeerStopped => f.write_str("the peer stopped"),
-            CloseReason::Refused(code) => write!(f, "the peer refused games ({code:?})"),
+            CloseReason::Refused(code) => f.write_str(match code {
+                AcceptCode::VersionNotSupported => {
+                    "the peer refused games (protocol version not supported)"
+                }
+                AcceptCode::NoGames => "the peer refused games (no games at all)",
+                AcceptCode::Accepted | AcceptCode::GameNotAcceptable => "the peer refused games",
+            }),
             CloseReason::PeerClosed => f.write_str("the peer closed the connection"),
             CloseReason::ConnectionFailed(why) => write!(f, "connection failed: {why}"),
             CloseReason::PeerSilent => f.write_str("the peer went silent"),

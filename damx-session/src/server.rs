@@ -249,7 +249,8 @@ fn numbered(path: &Path, id: u64) -> PathBuf {
 
 /// Tells a connection we are full and closes it (without waiting long on a slow peer).
 fn refuse(stream: TcpStream, running: usize) {
-    let text = format!("busy: {running} games running, try again later");
+    let games = if running == 1 { "game" } else { "games" };
+    let text = format!("busy: {running} {games} running, try again later");
     if let Ok(chat) = Chat::new(text) {
         let _ = stream.set_nonblocking(false);
         let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));

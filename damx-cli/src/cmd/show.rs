@@ -111,7 +111,8 @@ impl Show {
                         out,
                     );
                 }
-                note!("refused a connection from {peer}: {running} sessions running");
+                let sessions = if *running == 1 { "session" } else { "sessions" };
+                note!("refused a connection from {peer}: {running} {sessions} running");
                 Ok(())
             }
             ServerEvent::Session { id, event } => self.event(Some(*id), event, out),
