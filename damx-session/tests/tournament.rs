@@ -262,7 +262,9 @@ fn refusals_and_programs_that_do_not_start() {
 }
 
 /// Built-in players with different settings, two games at once: every game is played once,
-/// each opening with both colours, and the points add up.
+/// each opening with both colours, the points add up, and no copy is reported restarted
+/// (each worker runs copies of its own; one worker's copy closing at the end is not another's
+/// restart).
 #[test]
 fn builtin_round_robin_with_concurrency() {
     bounded(Duration::from_secs(90), || {
@@ -288,6 +290,7 @@ fn builtin_round_robin_with_concurrency() {
         assert_eq!(points, 2 * decided);
         assert_eq!(lines_starting(&lines, "BEGIN").len(), 12);
         assert_eq!(lines_starting(&lines, "RESULT").len(), 12);
+        assert_eq!(lines_starting(&lines, "RESTART"), Vec::<&str>::new());
         let moves = lines_starting(&lines, "MOVE").len();
         let plies: usize = report.games.iter().map(|g| g.plies).sum();
         assert_eq!(moves, plies);

@@ -326,7 +326,6 @@ pub fn run_tournament(
             done,
             stopped,
         }),
-        ended: Mutex::new(HashMap::new()),
         schedule: &schedule,
         control,
     };
@@ -622,8 +621,6 @@ impl<'a> Book<'a> {
 /// Hands out the games to the workers.
 struct Dispatch<'a> {
     state: Mutex<DispatchState>,
-    /// Why the last copy of a participant ended, when it did not end well (any worker's).
-    ended: Mutex<HashMap<usize, String>>,
     schedule: &'a Schedule,
     control: &'a TournamentControl,
 }
@@ -688,10 +685,9 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
     };
     let open_ended = dispatch.schedule.total().is_none();
     let mut pool: HashMap<usize, Instance> = HashMap::new();
-    let ended = |id: usize, why: &str| {
-        let mut ended = dispatch.ended.lock().unwrap_or_else(|p| p.into_inner());
-        ended.insert(id, why.to_owned());
-    };
+    // Why this worker's last copy of a participant ended, until the copy that replaces it
+    // starts (a RESTART). Other workers run copies of their own.
+    let mut ended: HashMap<usize, String> = HashMap::new();
     while let Some(game) = dispatch.claim() {
         let ids = [game.white, game.black];
         // Copies this game does not need are stopped: a worker runs two programs at most.
@@ -716,13 +712,9 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
                     continue;
                 }
                 instance.stop(config.start.grace);
-                ended(id, "exited");
+                ended.insert(id, "exited".to_owned());
             }
-            let restarted = {
-                let mut ended = dispatch.ended.lock().unwrap_or_else(|p| p.into_inner());
-                ended.remove(&id)
-            };
-            if let Some(why) = restarted {
+            if let Some(why) = ended.remove(&id) {
                 send(Report::Event(TournamentEvent::Restart {
                     name: names[color.index()].clone(),
                     why,
@@ -735,7 +727,7 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
                 Err(error) => {
                     missing.push(color);
                     problems.push(format!("{}: {error}", names[color.index()]));
-                    ended(id, Reason::NoStart.word());
+                    ended.insert(id, Reason::NoStart.word().to_owned());
                 }
             }
         }
@@ -776,7 +768,7 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
                         } else {
                             "closed".to_owned()
                         };
-                        ended(id, &why);
+                        ended.insert(id, why);
                     }
                 }
                 report
