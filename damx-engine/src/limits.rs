@@ -1,5 +1,6 @@
 //! What bounds a search: depth, nodes, time, a game clock, and a stop flag.
 
+use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -49,6 +50,35 @@ impl Limits {
         Limits {
             clock: Some(clock),
             ..Limits::default()
+        }
+    }
+}
+
+/// In words, for logs: `depth 8, 1.5 s a move`, `4m 59s on the clock, 20 moves to go`, or
+/// `no limit`.
+impl fmt::Display for Limits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(depth) = self.depth {
+            parts.push(format!("depth {depth}"));
+        }
+        if let Some(nodes) = self.nodes {
+            parts.push(format!("{nodes} nodes"));
+        }
+        if let Some(time) = self.move_time {
+            parts.push(format!("{} s a move", time.as_secs_f64()));
+        }
+        if let Some(clock) = &self.clock {
+            let seconds = clock.remaining.as_secs();
+            parts.push(format!("{}m {}s on the clock", seconds / 60, seconds % 60));
+            if let Some(moves) = clock.moves_to_go {
+                parts.push(format!("{moves} moves to go"));
+            }
+        }
+        if parts.is_empty() {
+            f.write_str("no limit")
+        } else {
+            f.write_str(&parts.join(", "))
         }
     }
 }
@@ -153,6 +183,26 @@ fn min_some(a: Option<Duration>, b: Option<Duration>) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Limits read as words in logs.
+    #[test]
+    fn limits_in_words() {
+        assert_eq!(Limits::default().to_string(), "no limit");
+        let limits = Limits {
+            depth: Some(8),
+            move_time: Some(Duration::from_millis(1500)),
+            ..Limits::default()
+        };
+        assert_eq!(limits.to_string(), "depth 8, 1.5 s a move");
+        let clock = Limits {
+            clock: Some(Clock {
+                remaining: Duration::from_secs(299),
+                moves_to_go: Some(20),
+            }),
+            ..Limits::default()
+        };
+        assert_eq!(clock.to_string(), "4m 59s on the clock, 20 moves to go");
+    }
 
     /// Clones share one flag; reset lowers it.
     #[test]

@@ -48,7 +48,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         config.player.engine.threads,
         config.player.engine.hash_mb,
         match &config.player.fixed {
-            Some(limits) => format!("fixed limits {limits:?}"),
+            Some(limits) => format!("fixed limits: {limits}"),
             None => "playing by the game clock".to_owned(),
         }
     );
