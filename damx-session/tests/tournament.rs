@@ -310,7 +310,8 @@ fn builtin_round_robin_with_concurrency() {
 }
 
 /// Interrupted after two results, then resumed from the results file: the games of the first
-/// run are not played again, and together the runs have every game once.
+/// run are not played again, and together the runs have every game once; a results file from
+/// other settings or another schedule is refused.
 #[test]
 fn interrupt_and_resume() {
     bounded(Duration::from_secs(90), || {
@@ -364,7 +365,13 @@ fn interrupt_and_resume() {
         let pdn = fs::read_to_string(dir.join("games.pdn")).unwrap();
         assert_eq!(damx_rules::pdn::parse_games(&pdn).unwrap().len(), 6);
 
-        // A results file from other options is refused.
+        // A results file from other settings is refused: another move cap...
+        let mut other = config.clone();
+        other.referee.adjudication.max_moves = Some(31);
+        let (events, _) = unbounded();
+        let error = run_tournament(&other, &TournamentControl::new(), &events).unwrap_err();
+        assert!(error.to_string().contains("other settings"), "{error}");
+        // ...or another schedule.
         config.participants.swap(0, 1);
         let (events, _) = unbounded();
         let error = run_tournament(&config, &TournamentControl::new(), &events).unwrap_err();

@@ -428,7 +428,8 @@ pub(crate) struct SeriesArgs {
     #[arg(long, value_name = "FILE")]
     results: Option<PathBuf>,
 
-    /// Continue the series in --results: the games there are counted, not played again
+    /// Continue the series in --results: the games there are counted, not played again (the
+    /// settings must be the same as when they were played)
     #[arg(long, requires = "results")]
     resume: bool,
 

@@ -144,6 +144,34 @@ impl Default for TournamentConfig {
 }
 
 impl TournamentConfig {
+    /// A fingerprint (16 hexadecimal digits) of the options that shape a game's result: the
+    /// referee's clock, move limit, time-loss rule, move time-out, claims policy and
+    /// adjudication, and each participant's name and options. It is written with every game
+    /// in the results file; resuming with other settings is refused. The number of games,
+    /// the concurrency and the output files are not part of it.
+    pub fn settings_key(&self) -> String {
+        let referee = &self.referee;
+        let mut text = format!(
+            "minutes={} move-limit={} time-loss={} margin={:?} move-timeout={:?} claims={:?} \
+             adjudication={:?}",
+            referee.minutes,
+            referee.move_limit,
+            referee.time_loss,
+            referee.time_margin,
+            referee.move_timeout,
+            referee.claims,
+            referee.adjudication
+        );
+        for participant in &self.participants {
+            text.push_str(&format!(" {}={:?}", participant.name, participant.kind));
+        }
+        // FNV-1a: stable across builds and platforms, unlike the standard library's hasher.
+        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        format!("{hash:016x}")
+    }
+
     /// The schedule these options give.
     pub fn schedule(&self) -> Schedule {
         let games = match self.format {
@@ -294,6 +322,7 @@ pub fn run_tournament(
     } else {
         check_fresh(config.results.as_deref())?
     };
+    let settings = config.settings_key();
     let mut files = Files::open(config)?;
     let emit = |event: TournamentEvent| {
         let _ = events.send(event);
@@ -363,7 +392,10 @@ pub fn run_tournament(
                         });
                         continue;
                     }
-                    let line = GameLine::from_report(&report, &opening);
+                    let line = GameLine {
+                        settings: Some(settings.clone()),
+                        ..GameLine::from_report(&report, &opening)
+                    };
                     files.write(config, &report, &line, &emit);
                     emit(TournamentEvent::Result {
                         number: line.game,
@@ -465,6 +497,19 @@ fn read_resumed(
                 "game {} ({} - {}, {}) is not in this schedule: the options differ from the \
                  run that wrote the file",
                 line.game, line.white, line.black, line.opening
+            )));
+        }
+        // Files written before the fingerprint existed have none; they are taken as they are.
+        if line
+            .settings
+            .as_ref()
+            .is_some_and(|found| *found != config.settings_key())
+        {
+            return Err(fail(format!(
+                "game {} was played with other settings (the clock, move limit, claims, \
+                 adjudication or a participant's options differ from the run that wrote the \
+                 file): give the same ones to resume",
+                line.game
             )));
         }
         games.insert(line.game, line);

@@ -57,6 +57,12 @@ pub struct GameLine {
     /// Black's DXP name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub black_dxp: Option<String>,
+    /// A fingerprint of the settings the game was played with (the clock, move limit,
+    /// claims, adjudication and each participant's options; see
+    /// [`TournamentConfig::settings_key`](super::TournamentConfig::settings_key)), so that a
+    /// resumed series goes on with the same ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<String>,
 }
 
 /// A results file line that does not read.
@@ -108,6 +114,7 @@ impl GameLine {
             black_seconds: seconds(Color::Black),
             white_dxp: report.dxp_names[0].clone(),
             black_dxp: report.dxp_names[1].clone(),
+            settings: None,
         }
     }
 
