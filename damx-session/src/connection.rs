@@ -23,11 +23,14 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
-use crossbeam_channel::{Receiver, Sender, select, unbounded};
+use crossbeam_channel::{Receiver, Sender, bounded, select, unbounded};
 use damx_wire::{Framer, Message, StreamError};
 
 use crate::event::Direction;
 use crate::machine::Incoming;
+
+/// How many notes of MOVE frames written [`Connection::moves_sent`] keeps while unread.
+pub const MOVES_SENT_KEPT: usize = 64;
 
 /// How a connection writes.
 #[derive(Clone, Debug)]
@@ -69,6 +72,7 @@ impl Shut for TcpStream {
 /// the writer send what was queued.
 pub struct Connection {
     incoming: Receiver<Incoming>,
+    moves_sent: Receiver<Instant>,
     outgoing: Sender<Outgoing>,
     writer_done: Receiver<()>,
     shut: Arc<dyn Shut>,
@@ -137,6 +141,7 @@ impl Connection {
         let (incoming_tx, incoming) = unbounded();
         let (outgoing, outgoing_rx) = unbounded();
         let (writer_done_tx, writer_done) = unbounded();
+        let (moves_sent_tx, moves_sent) = bounded(MOVES_SENT_KEPT);
         let transcript = options.transcript.clone();
         let reader_tx = incoming_tx.clone();
         thread::Builder::new()
@@ -148,13 +153,18 @@ impl Connection {
         thread::Builder::new()
             .name("dxp-writer".into())
             .spawn(move || {
-                write_loop(writer, &outgoing_rx, gap, &incoming_tx, transcript.as_ref());
+                let sides = Sides {
+                    incoming: &incoming_tx,
+                    moves_sent: &moves_sent_tx,
+                };
+                write_loop(writer, &outgoing_rx, gap, &sides, transcript.as_ref());
                 finish_write();
                 drop(writer_done_tx);
             })
             .ok();
         Connection {
             incoming,
+            moves_sent,
             outgoing,
             writer_done,
             shut,
@@ -165,6 +175,13 @@ impl Connection {
     /// What arrives from the peer, in order; [`Incoming::Closed`] or [`Incoming::Failed`] last.
     pub fn incoming(&self) -> &Receiver<Incoming> {
         &self.incoming
+    }
+
+    /// When each of our MOVE frames was written to the peer, in order: the peer's turn starts
+    /// then, not when the move was queued behind other frames and the gap between them. While
+    /// nobody reads them, the first [`MOVES_SENT_KEPT`] are kept and later ones dropped.
+    pub fn moves_sent(&self) -> &Receiver<Instant> {
+        &self.moves_sent
     }
 
     /// Queues a message for the writer (nothing happens once the connection is closed).
@@ -241,11 +258,17 @@ fn log_incoming(transcript: Option<&Transcript>, item: &Incoming) {
     }
 }
 
+/// Where the writer reports: a failure to the incoming stream, each MOVE written to its own.
+struct Sides<'a> {
+    incoming: &'a Sender<Incoming>,
+    moves_sent: &'a Sender<Instant>,
+}
+
 fn write_loop(
     mut writer: impl Write,
     outgoing: &Receiver<Outgoing>,
     gap: Duration,
-    incoming: &Sender<Incoming>,
+    sides: &Sides<'_>,
     transcript: Option<&Transcript>,
 ) {
     let mut last_write: Option<Instant> = None;
@@ -258,10 +281,17 @@ fn write_loop(
         }
         let frame = message.to_frame();
         if let Err(error) = writer.write_all(&frame).and_then(|()| writer.flush()) {
-            let _ = incoming.send(Incoming::Failed(format!("write failed: {error}")));
+            let _ = sides
+                .incoming
+                .send(Incoming::Failed(format!("write failed: {error}")));
             return;
         }
-        last_write = Some(Instant::now());
+        let written = Instant::now();
+        last_write = Some(written);
+        if matches!(message, Message::Move(_)) {
+            // Full only when nobody reads them (a referee); the note is then not needed.
+            let _ = sides.moves_sent.try_send(written);
+        }
         if let Some(transcript) = transcript {
             transcript.message(Direction::Out, &message);
         }
@@ -441,7 +471,8 @@ mod tests {
     }
 
     /// The writer keeps the gap between two frames it writes, so that two frames never arrive
-    /// together; a write error is reported as the end of the connection.
+    /// together, and notes when each MOVE was written (after the frames queued before it); a
+    /// write error is reported as the end of the connection.
     #[test]
     fn writer_spaces_frames() {
         struct Clocked(Arc<Mutex<Vec<Instant>>>);
@@ -457,17 +488,28 @@ mod tests {
         let times = Arc::new(Mutex::new(Vec::new()));
         let (outgoing_tx, outgoing) = unbounded();
         let (incoming, _incoming_rx) = unbounded();
-        for text in ["CFirst", "CSecond", "CThird"] {
+        let (moves_sent, moves_sent_rx) = bounded(MOVES_SENT_KEPT);
+        let sides = Sides {
+            incoming: &incoming,
+            moves_sent: &moves_sent,
+        };
+        for text in ["CFirst", "CSecond", "M0001322800"] {
             outgoing_tx.send(Outgoing::Message(message(text))).unwrap();
         }
         outgoing_tx.send(Outgoing::Close).unwrap();
         let gap = Duration::from_millis(30);
-        write_loop(Clocked(times.clone()), &outgoing, gap, &incoming, None);
+        write_loop(Clocked(times.clone()), &outgoing, gap, &sides, None);
         let times = times.lock().unwrap();
         assert_eq!(times.len(), 3, "one write per frame");
         for pair in times.windows(2) {
             assert!(pair[1] - pair[0] >= gap, "{:?}", pair[1] - pair[0]);
         }
+        let sent: Vec<Instant> = moves_sent_rx.try_iter().collect();
+        assert_eq!(sent.len(), 1, "one note, for the MOVE only");
+        assert!(
+            sent[0] >= times[2],
+            "noted when it was written, after the two chats"
+        );
 
         struct Broken;
         impl Write for Broken {
@@ -481,7 +523,11 @@ mod tests {
         let (outgoing_tx, outgoing) = unbounded();
         let (incoming, incoming_rx) = unbounded();
         outgoing_tx.send(Outgoing::Message(message("E00"))).unwrap();
-        write_loop(Broken, &outgoing, gap, &incoming, None);
+        let sides = Sides {
+            incoming: &incoming,
+            moves_sent: &moves_sent,
+        };
+        write_loop(Broken, &outgoing, gap, &sides, None);
         assert!(matches!(incoming_rx.try_recv(), Ok(Incoming::Failed(_))));
     }
 

@@ -413,6 +413,7 @@ pub fn run_session(
     let outputs = machine.start(Instant::now());
     driver.carry_out(outputs);
     let mut control = control;
+    let mut moves_sent = connection.moves_sent().clone();
     while !machine.is_closed() {
         let timer = machine.next_deadline().map(at).unwrap_or_else(never);
         let input = select! {
@@ -435,6 +436,14 @@ pub fn run_session(
                 Ok(command) => Input::Command(command),
                 Err(_) => {
                     control = never();
+                    continue;
+                }
+            },
+            recv(moves_sent) -> at => match at {
+                Ok(at) => Input::MoveSent { at },
+                // The writer has ended; the end of the stream comes through `incoming`.
+                Err(_) => {
+                    moves_sent = never();
                     continue;
                 }
             },

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use damx_rules::{Color, Move, Position};
 use damx_wire::{AcceptCode, BackAccCode, EndReason, RawBytes};
@@ -65,6 +66,9 @@ pub struct MovePlayed {
     pub text: String,
     /// Seconds it took, as we measured it.
     pub seconds: u16,
+    /// The time it took, as we measured it: ours from the start of our turn to our choice, the
+    /// peer's from when our move was written to when its answer arrived.
+    pub time: Duration,
     /// The position after it.
     pub position: Position,
 }

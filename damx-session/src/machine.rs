@@ -115,6 +115,14 @@ pub enum Input {
     },
     /// The user's command.
     Command(Command),
+    /// Our MOVE frame was written to the peer at this instant ([`Connection::moves_sent`]):
+    /// the peer's turn starts then, and the time our move waited behind other frames is ours.
+    ///
+    /// [`Connection::moves_sent`]: crate::Connection::moves_sent
+    MoveSent {
+        /// When it was written.
+        at: Instant,
+    },
     /// Time passed: check the deadlines.
     Tick,
 }
@@ -428,6 +436,7 @@ impl Machine {
                     self.on_move_chosen(phase, now, ticket, mv, &mut out)
                 }
                 Input::Command(command) => self.on_command(phase, now, command, &mut out),
+                Input::MoveSent { at } => self.on_move_sent(phase, at),
                 Input::Tick => self.on_tick(phase, now, &mut out),
             },
         };
@@ -1203,13 +1212,34 @@ impl Machine {
         self.start_turn(Box::new(Play::new(info, now)), now, out)
     }
 
+    /// Our move left at `at`: the peer's turn starts then. A note about an earlier move (the
+    /// turn has changed since) changes nothing.
+    fn on_move_sent(&mut self, phase: Phase, at: Instant) -> Phase {
+        match phase {
+            Phase::Playing(mut play) if !play.our_turn() && at > play.turn_since => {
+                let ours = play.our_color();
+                play.used[ours.index()] += at.saturating_duration_since(play.turn_since);
+                play.turn_since = at;
+                play.peer_deadline = self.peer_deadline(&play, at);
+                Phase::Playing(play)
+            }
+            phase => phase,
+        }
+    }
+
+    /// When the peer's move is due if its turn starts at `since`: its clock and the grace, or
+    /// the move time-out without a clock.
+    fn peer_deadline(&self, play: &Play, since: Instant) -> Option<Instant> {
+        match play.remaining(play.their_color()) {
+            Some(left) => Some(since + left + self.timeouts.clock_grace),
+            None => self.timeouts.peer_move.map(|limit| since + limit),
+        }
+    }
+
     /// The side to move changed (or may move again): think, end the game, or wait.
     fn start_turn(&mut self, mut play: Box<Play>, now: Instant, out: &mut Vec<Output>) -> Phase {
         if !play.our_turn() {
-            play.peer_deadline = match play.remaining(play.their_color()) {
-                Some(left) => Some(now + left + self.timeouts.clock_grace),
-                None => self.timeouts.peer_move.map(|limit| now + limit),
-            };
+            play.peer_deadline = self.peer_deadline(&play, now);
             return Phase::Playing(play);
         }
         play.peer_deadline = None;
@@ -1337,6 +1367,7 @@ impl Machine {
             mv,
             text,
             seconds: play.seconds.last().copied().unwrap_or_default(),
+            time: spent,
             position: *play.game.position(),
         })));
     }

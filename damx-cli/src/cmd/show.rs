@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use damx_rules::{Color, Piece, Position, Square};
 use damx_session::{
@@ -55,10 +55,8 @@ pub(crate) struct Options {
 /// What is known of a game being shown.
 struct View {
     info: GameInfo,
-    /// Time used per colour ([`Color::index`]), measured here between the events.
+    /// Time used per colour ([`Color::index`]), as the session measured each move.
     used: [Duration; 2],
-    /// When the last move (or the start) was shown.
-    since: Instant,
     position: Position,
 }
 
@@ -147,7 +145,6 @@ impl Show {
                 View {
                     info: info.clone(),
                     used: [Duration::ZERO; 2],
-                    since: Instant::now(),
                     position: info.start,
                 },
             );
@@ -259,9 +256,8 @@ impl Show {
             }
             Event::MovePlayed(played) => {
                 if let Some(view) = self.games.get_mut(&key) {
-                    let now = Instant::now();
-                    let spent = now - view.since;
-                    view.since = now;
+                    // The session's measure: the peer's time starts when our move was sent.
+                    let spent = played.time;
                     view.used[played.color.index()] += spent;
                     view.position = played.position;
                     let number = (played.ply
@@ -306,7 +302,6 @@ impl Show {
                 );
                 if let Some(view) = self.games.get_mut(&key) {
                     view.position = *position;
-                    view.since = Instant::now();
                     if board_every.is_some() {
                         text.push('\n');
                         text.push_str(&board_text(view, numbered));

@@ -835,6 +835,45 @@ fn silent_peer_without_a_clock() {
     );
 }
 
+/// The peer's time starts when our MOVE is written, not when we chose it: a move that waited
+/// 4 s behind other frames leaves the peer its whole 10 s, and a note about an older move
+/// changes nothing.
+#[test]
+fn the_peers_time_starts_when_our_move_is_sent() {
+    let mut config = SessionConfig::follower(FollowerConfig::default());
+    config.timeouts.peer_move = Some(Duration::from_secs(10));
+    let mut h = Harness::new(config);
+    h.start();
+    assert!(h.recv(&gamereq('W', 0, 0)).thinking().is_some());
+    let chosen = h.now;
+    assert_eq!(h.our_move(32, 28).sent(), ["M0000322800"]);
+    assert_eq!(
+        h.machine.next_deadline(),
+        Some(chosen + Duration::from_secs(10))
+    );
+    let sent = chosen + Duration::from_secs(4);
+    assert!(h.input(Input::MoveSent { at: sent }).is_empty());
+    assert_eq!(
+        h.machine.next_deadline(),
+        Some(sent + Duration::from_secs(10))
+    );
+    // An older note (of a move before this turn) is ignored.
+    assert!(h.input(Input::MoveSent { at: chosen }).is_empty());
+    assert_eq!(
+        h.machine.next_deadline(),
+        Some(sent + Duration::from_secs(10))
+    );
+    assert!(h.wait(Duration::from_secs(11)).game_over().is_none());
+    let outs = h.wait(Duration::from_secs(3));
+    assert_eq!(
+        outs.game_over().unwrap().termination,
+        Termination::Silent {
+            by: Color::Black,
+            seconds: 10
+        }
+    );
+}
+
 /// The peer's E on its turn: we answer E00 (or E01 if it asked to stop) and the result follows
 /// its reason.
 #[test]
