@@ -23,7 +23,7 @@ use damx_wire::Name;
 
 use crate::config::{RecordOptions, SessionConfig};
 use crate::connection::{Connection, ConnectionOptions, Transcript};
-use crate::event::{CloseReason, Command, Direction, Event};
+use crate::event::{CloseReason, Command, Direction, Event, ViolationAction};
 use crate::machine::{Incoming, Input, Machine, Output, ThinkRequest};
 use crate::player::{GameInfo, Player, StopSignal};
 use crate::record::{GameRecord, pdn_date, save};
@@ -44,7 +44,7 @@ pub struct SessionReport {
     pub games: Vec<GameRecord>,
     /// The PDN files written.
     pub saved: Vec<PathBuf>,
-    /// How many protocol violations were reported.
+    /// How many protocol violations were reported (tolerated quirks not counted).
     pub violations: usize,
     /// Why the session ended.
     pub close_reason: CloseReason,
@@ -527,7 +527,9 @@ impl Driver<'_> {
                     }
                 }
                 Output::Event(event) => {
-                    if matches!(event, Event::Violation(_)) {
+                    if let Event::Violation(violation) = &event
+                        && violation.action != ViolationAction::Tolerated
+                    {
                         self.report.violations += 1;
                     }
                     self.emit(event);

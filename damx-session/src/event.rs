@@ -84,6 +84,9 @@ pub enum ViolationAction {
     EndedGame,
     /// The connection was closed.
     Closed,
+    /// A known quirk of real programs (docs/spec/dxp.md §6, such as DXC100's stray GAMEEND
+    /// between games): reported, but not held against the peer.
+    Tolerated,
 }
 
 /// The peer did something the spec does not allow (or a stray message arrived).

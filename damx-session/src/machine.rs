@@ -61,7 +61,8 @@
 //!   empty frame (a lone NUL) and a broken CHAT (a frame starting with `C`) are reported and
 //!   skipped, because a chat never changes the state. Between games and during a handshake,
 //!   anything out of place is reported, told and ignored; a stray GAMEEND between games
-//!   (DXC100 sends one) is reported without telling. A peer silent past its time (with a
+//!   (DXC100 sends one) is reported as tolerated, without telling, and is not counted against
+//!   the peer. A peer silent past its time (with a
 //!   clock: its remaining time plus the grace; without: [`Timeouts::peer_move`], if set) gets a
 //!   GAMEEND with stop code `1` and the connection closes; it loses the game. The connection
 //!   lost during a game: the record says so, with the rules' verdict if there is one.
@@ -558,7 +559,13 @@ impl Machine {
                 if matches!(message, Message::GameEnd(_)) =>
             {
                 let what = "GAMEEND between games".to_owned();
-                violation(what, raw_of(&message), false, ViolationAction::Ignored, out);
+                violation(
+                    what,
+                    raw_of(&message),
+                    false,
+                    ViolationAction::Tolerated,
+                    out,
+                );
                 phase
             }
             (phase, message) => {

@@ -488,6 +488,7 @@ fn action_words(action: ViolationAction) -> &'static str {
         ViolationAction::Answered => "answered",
         ViolationAction::EndedGame => "game ended",
         ViolationAction::Closed => "connection closed",
+        ViolationAction::Tolerated => "tolerated",
     }
 }
 

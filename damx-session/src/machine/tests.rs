@@ -377,14 +377,14 @@ fn gamereq_during_a_game_gets_a2() {
     assert!(h.their_move(32, 28).thinking().is_some());
 }
 
-/// Between games: a stray GAMEEND is ignored silently (DXC100), other messages are told and
+/// Between games: a stray GAMEEND is tolerated silently (DXC100), other messages are told and
 /// ignored, a CHAT is shown (Scan's late chat).
 #[test]
 fn between_games_strays() {
     let mut h = Harness::follower();
     let outs = h.recv("E00");
     assert!(outs.sent().is_empty());
-    assert_eq!(outs.violations()[0].action, ViolationAction::Ignored);
+    assert_eq!(outs.violations()[0].action, ViolationAction::Tolerated);
     assert!(!outs.violations()[0].told);
     let outs = h.recv("M0000322800");
     assert_eq!(outs.chats_sent().len(), 1);
