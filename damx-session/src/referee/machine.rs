@@ -391,7 +391,8 @@ impl RefereeMachine {
             StreamError::Frame(frame)
                 if matches!(frame.kind(), FrameErrorKind::Empty | FrameErrorKind::Truncated)
         ) || raw.starts_with('C');
-        if harmless || self.seats[color.index()].phase != Phase::InGame {
+        let phase = self.seats[color.index()].phase;
+        if harmless || !matches!(phase, Phase::InGame | Phase::AwaitAcc) {
             note(
                 out,
                 color,
@@ -399,7 +400,13 @@ impl RefereeMachine {
             );
             return;
         }
-        let detail = format!("unreadable frame {raw} ({error})");
+        let detail = if phase == Phase::AwaitAcc {
+            // In place of the GAMEACC: the handshake cannot go on.
+            self.close_seat(color, out);
+            format!("unreadable frame {raw} instead of a GAMEACC ({error})")
+        } else {
+            format!("unreadable frame {raw} ({error})")
+        };
         self.forfeit(color, Reason::ProtocolError, detail, now, out);
     }
 

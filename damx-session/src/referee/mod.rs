@@ -30,7 +30,7 @@
 //!   to, set of captured squares). A legal one is played on the referee's game and sent on with
 //!   the full captured list and the whole seconds that program used. An illegal move, a move out
 //!   of turn, a GAMEREQ or GAMEACC during the game, or a frame that does not decode (except an
-//!   empty frame and a broken CHAT) forfeits. BACKREQ is answered `K1` (take-backs are not
+//!   empty frame and a broken CHAT) forfeits; so does such a frame in place of the GAMEACC. BACKREQ is answered `K1` (take-backs are not
 //!   supported in refereed games); CHAT is reported and changes nothing.
 //! - **Clocks** are the referee's: a program's time runs from the moment the referee sent it
 //!   the opponent's move (for the first mover, from its GAMEACC) to the arrival of its MOVE.

@@ -289,6 +289,26 @@ fn refusals_and_missing_answers_forfeit() {
     assert_eq!(referee.report().keep, [true, false]);
 }
 
+/// A frame that does not decode in place of the GAMEACC is a protocol error at once (not a
+/// silence after the reply time-out), and the connection is closed.
+#[test]
+fn an_unreadable_gameacc_is_a_protocol_error() {
+    let mut referee = Referee::new(setup(None), config());
+    let bad = damx_wire::Framer::new()
+        .next_message(&mut bytes::BytesMut::from(&b"Ashort\0"[..]))
+        .unwrap_err();
+    let out = referee.handle(RefereeInput::Peer(BLACK, Incoming::Bad(bad)));
+    assert_eq!(disqualified(&out), [(BLACK, Reason::ProtocolError)]);
+    assert!(closed(&out, BLACK));
+    let report = referee.report();
+    assert!(
+        report.verdict.detail.contains("instead of a GAMEACC"),
+        "{}",
+        report.verdict.detail
+    );
+    assert_eq!(report.keep, [true, false]);
+}
+
 /// A crash while the opponent thinks: the crash forfeits, the opponent finishes its move and
 /// gets its GAMEEND.
 #[test]
