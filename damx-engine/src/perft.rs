@@ -68,13 +68,18 @@ pub fn divide_parallel(
         progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
         (task.root, nodes)
     };
-    let counted: Vec<(usize, u64)> = match rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("damx-perft-{}", i + 1))
-        .build()
-    {
-        Ok(pool) if threads > 1 => pool.install(|| tasks.par_iter().map(count).collect()),
-        _ => tasks.iter().map(count).collect(),
+    let pool = (threads > 1)
+        .then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("damx-perft-{}", i + 1))
+                .build()
+                .ok()
+        })
+        .flatten();
+    let counted: Vec<(usize, u64)> = match pool {
+        Some(pool) => pool.install(|| tasks.par_iter().map(count).collect()),
+        None => tasks.iter().map(count).collect(),
     };
     let mut rows: Vec<(Move, u64)> = roots.iter().map(|mv| (*mv, 0)).collect();
     for (root, nodes) in counted {

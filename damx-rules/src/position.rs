@@ -202,6 +202,18 @@ impl Position {
         self.side
     }
 
+    /// The diagram symbol of `square`: `w`/`b` a man, `W`/`B` a king, `.` empty (see
+    /// [`Position::diagram`]).
+    pub fn symbol_at(&self, square: Square) -> char {
+        match self.piece_at(square) {
+            None => '.',
+            Some((Color::White, Piece::Man)) => 'w',
+            Some((Color::White, Piece::King)) => 'W',
+            Some((Color::Black, Piece::Man)) => 'b',
+            Some((Color::Black, Piece::King)) => 'B',
+        }
+    }
+
     /// The piece on `square`, if any.
     #[inline]
     pub fn piece_at(&self, square: Square) -> Option<(Color, Piece)> {
@@ -447,13 +459,7 @@ impl fmt::Display for Diagram<'_> {
                     continue;
                 }
                 let number = row * 5 + column / 2 + 1;
-                let symbol = match Square::new(number).and_then(|s| self.position.piece_at(s)) {
-                    None => '.',
-                    Some((Color::White, Piece::Man)) => 'w',
-                    Some((Color::White, Piece::King)) => 'W',
-                    Some((Color::Black, Piece::Man)) => 'b',
-                    Some((Color::Black, Piece::King)) => 'B',
-                };
+                let symbol = Square::new(number).map_or('.', |s| self.position.symbol_at(s));
                 line.push(' ');
                 line.push(symbol);
             }

@@ -876,14 +876,7 @@ impl Machine {
         let color = color_from_wire(request.to_move);
         let ply = back_request_ply(first, request.move_number.get(), color);
         let in_game = ply <= play.game.ply();
-        let refuse = |code, out: &mut Vec<Output>| {
-            send(out, BackAcc { code });
-            out.push(Output::Event(Event::TakeBackRefused {
-                number: play.info.number,
-                requested_by: Side::Peer,
-                code,
-            }));
-        };
+        let refuse = |code, out: &mut Vec<Output>| refuse_take_back(play.info.number, code, out);
         match self.policy {
             TakeBackPolicy::NotSupported => refuse(BackAccCode::NotSupported, out),
             TakeBackPolicy::Decline => refuse(BackAccCode::Declined, out),
@@ -1068,17 +1061,7 @@ impl Machine {
                     );
                     return self.take_back(play, now, ply, Side::Peer, out);
                 }
-                send(
-                    out,
-                    BackAcc {
-                        code: BackAccCode::Declined,
-                    },
-                );
-                out.push(Output::Event(Event::TakeBackRefused {
-                    number: play.info.number,
-                    requested_by: Side::Peer,
-                    code: BackAccCode::Declined,
-                }));
+                refuse_take_back(play.info.number, BackAccCode::Declined, out);
                 Phase::Playing(play)
             }
             (Command::TakeBack { .. } | Command::AnswerTakeBack(_), phase) => {
@@ -1128,17 +1111,7 @@ impl Machine {
             && now >= due
         {
             play.peer_backreq = None;
-            send(
-                out,
-                BackAcc {
-                    code: BackAccCode::Declined,
-                },
-            );
-            out.push(Output::Event(Event::TakeBackRefused {
-                number: play.info.number,
-                requested_by: Side::Peer,
-                code: BackAccCode::Declined,
-            }));
+            refuse_take_back(play.info.number, BackAccCode::Declined, out);
         }
         if let Some((_, due)) = play.our_backreq
             && now >= due
@@ -1445,6 +1418,16 @@ fn raw_of(message: &Message) -> Option<RawBytes> {
 }
 
 /// Reports a violation, telling the peer by CHAT if `tell`.
+/// Answers the peer's BACKREQ in game `number` with `code` (not `K0`) and says so.
+fn refuse_take_back(number: u32, code: BackAccCode, out: &mut Vec<Output>) {
+    send(out, BackAcc { code });
+    out.push(Output::Event(Event::TakeBackRefused {
+        number,
+        requested_by: Side::Peer,
+        code,
+    }));
+}
+
 fn violation(
     what: String,
     raw: Option<RawBytes>,

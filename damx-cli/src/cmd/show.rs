@@ -31,7 +31,7 @@ use std::io::{self, Write};
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use damx_rules::{Color, Piece, Position, Square};
+use damx_rules::{Color, Position, Square};
 use damx_session::{
     BackAccCode, Direction, EndReason, Event, GameInfo, GameRecord, ServerEvent, Side,
     ViolationAction,
@@ -565,13 +565,7 @@ pub(crate) fn board(position: &Position, numbered: bool) -> String {
                 continue;
             }
             let number = row * 5 + column / 2 + 1;
-            let symbol = match Square::new(number).and_then(|s| position.piece_at(s)) {
-                None => '.',
-                Some((Color::White, Piece::Man)) => 'w',
-                Some((Color::White, Piece::King)) => 'W',
-                Some((Color::Black, Piece::Man)) => 'b',
-                Some((Color::Black, Piece::King)) => 'B',
-            };
+            let symbol = Square::new(number).map_or('.', |s| position.symbol_at(s));
             line.push(' ');
             line.push(symbol);
             let _ = write!(numbers, "{number:>2}");

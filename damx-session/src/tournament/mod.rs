@@ -481,6 +481,7 @@ fn read_resumed(
         path: path.clone(),
         message,
     };
+    let settings = config.settings_key();
     let mut games = BTreeMap::new();
     for line in GameLine::read_all(&text).map_err(|error| fail(error.to_string()))? {
         let expected = schedule
@@ -503,7 +504,7 @@ fn read_resumed(
         if line
             .settings
             .as_ref()
-            .is_some_and(|found| *found != config.settings_key())
+            .is_some_and(|found| *found != settings)
         {
             return Err(fail(format!(
                 "game {} was played with other settings (the clock, move limit, claims, \
