@@ -104,6 +104,7 @@ pub mod convert;
 pub mod driver;
 pub mod engine_player;
 pub mod event;
+pub mod hub;
 pub mod machine;
 pub mod monitor;
 pub mod player;
