@@ -160,3 +160,169 @@ fn input_closed_early() {
     hub.close();
     Hub::start().close();
 }
+
+/// Runs `damx` with `args` to the end, within `limit`.
+#[cfg(unix)]
+fn damx(args: &[&str], limit: Duration) -> (i32, String) {
+    let started = Instant::now();
+    let output = Command::new(env!("CARGO_BIN_EXE_damx"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("damx runs");
+    assert!(
+        started.elapsed() < limit,
+        "{args:?} took {:?}",
+        started.elapsed()
+    );
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert!(!text.contains("panicked"), "{text}");
+    (output.status.code().unwrap_or(-1), text)
+}
+
+/// `damx hub` itself as the Hub participant of a match against the built-in engine.
+#[cfg(unix)]
+#[test]
+fn match_between_a_hub_engine_and_the_builtin_one() {
+    let hub = format!(
+        "hub:{} hub --hash 4,name=viahub,depth=2",
+        env!("CARGO_BIN_EXE_damx")
+    );
+    let (code, text) = damx(
+        &[
+            "match",
+            "--engine",
+            &hub,
+            "--engine",
+            "builtin,depth=2,hash=4",
+            "--games",
+            "2",
+            "--minutes",
+            "0",
+            "--max-moves",
+            "60",
+            "--adjudicate",
+            "material",
+            "--pace",
+            "0",
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("\nEND complete\n"), "{text}");
+    assert_eq!(text.matches("\nRESULT ").count(), 2, "{text}");
+    assert!(!text.contains("gave up"), "{text}");
+}
+
+/// A Hub engine that crashes, hangs or sends a move that is not legal loses each game by
+/// giving it up, in bounded time, and the match goes on to the end.
+#[cfg(unix)]
+#[test]
+fn broken_hub_engines_lose_their_games() {
+    let dir = std::env::temp_dir().join(format!("damx-hub-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (kind, answer) in [
+        ("crash", "exit 3"),
+        ("hang", "sleep 60"),
+        ("illegal", "echo 'done move=1-2'"),
+    ] {
+        let script = dir.join(format!("{kind}.sh"));
+        std::fs::write(
+            &script,
+            format!(
+                "while read cmd rest; do case $cmd in hub) echo wait;; init) echo ready;; \
+                 go) {answer};; quit) exit 0;; esac; done\n"
+            ),
+        )
+        .unwrap();
+        let pdn = dir.join(format!("{kind}.pdn"));
+        let spec = format!("hub:sh {},name={kind}", script.display());
+        let (code, text) = damx(
+            &[
+                "match",
+                "--engine",
+                &spec,
+                "--engine",
+                "builtin=random",
+                "--games",
+                "1",
+                "--minutes",
+                "0",
+                "--pace",
+                "0",
+                "--move-timeout",
+                "30",
+                "--pdn",
+                pdn.to_str().unwrap(),
+            ],
+            Duration::from_secs(30),
+        );
+        assert_eq!(code, 0, "{kind}: {text}");
+        assert!(
+            text.contains(&format!("SCORES {kind}=0 ")),
+            "{kind}: {text}"
+        );
+        let record = std::fs::read_to_string(&pdn).unwrap();
+        assert!(record.contains("gave up"), "{kind}: {record}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `damx follow --engine hub:"damx hub"` plays a whole DXP game against `damx initiate`.
+#[cfg(unix)]
+#[test]
+fn follow_with_a_hub_engine() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let address = format!("127.0.0.1:{port}");
+    let hub = format!("hub:{} hub --hash 4", env!("CARGO_BIN_EXE_damx"));
+    let follower = {
+        let args: Vec<String> = [
+            "follow", "--engine", &hub, "--listen", &address, "--games", "1", "--depth", "2",
+            "--pace", "0",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        thread::spawn(move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            damx(&args, Duration::from_secs(120))
+        })
+    };
+    let mut initiated = None;
+    for _ in 0..50 {
+        let (code, text) = damx(
+            &[
+                "initiate",
+                "--connect",
+                &address,
+                "--games",
+                "1",
+                "--depth",
+                "2",
+                "--hash",
+                "4",
+                "--pace",
+                "0",
+                "--minutes",
+                "5",
+            ],
+            Duration::from_secs(120),
+        );
+        if code == 5 {
+            // Not listening yet.
+            thread::sleep(Duration::from_millis(100));
+            continue;
+        }
+        initiated = Some((code, text));
+        break;
+    }
+    let (code, text) = initiated.expect("the follower listens");
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("game 1 over"), "{text}");
+    assert!(!text.contains("gave up"), "{text}");
+    let (code, text) = follower.join().unwrap();
+    assert_eq!(code, 0, "{text}");
+}

@@ -1,10 +1,11 @@
-//! The options of `damx hub`: the first values of the Hub parameters (a client may change
-//! them with `set-param` before `init`).
+//! The options of `damx hub` (the first values of the Hub parameters, which a client may
+//! change with `set-param`), and the `--engine builtin|hub:COMMAND` choice of `follow` and
+//! `initiate`.
 
 use std::path::PathBuf;
 
 use clap::Args;
-use damx_session::hub::{HubOptions, MAX_SKILL};
+use damx_session::hub::{HubOptions, HubPlayerOptions, MAX_SKILL};
 
 use super::EngineArgs;
 use crate::cmd;
@@ -39,5 +40,93 @@ impl HubArgs {
                 skill: self.skill,
             },
         }
+    }
+}
+
+/// Who plays for `follow` and `initiate` (`--engine`): the built-in engine, or a Hub engine
+/// program bridged to DXP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum LocalPlayer {
+    /// `builtin`: the damx engine in process.
+    Builtin,
+    /// `hub:COMMAND`: a Hub engine program.
+    Hub(Vec<String>),
+}
+
+/// `builtin` or `hub:COMMAND` (the command split at blanks, quotes group words).
+pub(crate) fn parse_local_player(text: &str) -> Result<LocalPlayer, String> {
+    let text = text.trim();
+    if text == "builtin" {
+        return Ok(LocalPlayer::Builtin);
+    }
+    let command = text
+        .strip_prefix("hub:")
+        .or_else(|| text.strip_prefix("hub="))
+        .ok_or_else(|| format!("expected builtin or hub:COMMAND, found {text:?}"))?;
+    let words = super::referee::split_words(command)?;
+    if words.is_empty() {
+        return Err("hub: the command is empty".into());
+    }
+    Ok(LocalPlayer::Hub(words))
+}
+
+impl LocalPlayer {
+    /// The Hub player's options, if it is one: the DXP `name` when given (else the program's
+    /// file name) and the fixed limits, if any.
+    pub(crate) fn hub_options(
+        &self,
+        name: Option<&str>,
+        fixed: Option<damx_engine::Limits>,
+    ) -> Option<HubPlayerOptions> {
+        let LocalPlayer::Hub(command) = self else {
+            return None;
+        };
+        let name = name.map_or_else(|| program_name(command), str::to_owned);
+        Some(HubPlayerOptions {
+            name: name.chars().take(32).collect(),
+            command: command.clone(),
+            fixed,
+            ..HubPlayerOptions::default()
+        })
+    }
+}
+
+/// The file name of a command's program, without its extension: `scan` for `./bin/scan.exe hub`.
+pub(crate) fn program_name(command: &[String]) -> String {
+    command
+        .first()
+        .and_then(|program| std::path::Path::new(program).file_stem())
+        .map(|stem| stem.to_string_lossy().replace(char::is_whitespace, "_"))
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "hub".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `builtin`, `hub:COMMAND` and `hub=COMMAND`; anything else is refused.
+    #[test]
+    fn local_players() {
+        assert_eq!(parse_local_player("builtin"), Ok(LocalPlayer::Builtin));
+        assert_eq!(
+            parse_local_player("hub:./scan hub"),
+            Ok(LocalPlayer::Hub(vec!["./scan".into(), "hub".into()]))
+        );
+        assert_eq!(
+            parse_local_player("hub='/opt/my engine/damx' hub"),
+            Ok(LocalPlayer::Hub(vec![
+                "/opt/my engine/damx".into(),
+                "hub".into()
+            ]))
+        );
+        assert!(parse_local_player("hub:").is_err());
+        assert!(parse_local_player("scan").is_err());
+        let options = parse_local_player("hub:./bin/scan.exe hub")
+            .unwrap()
+            .hub_options(None, None)
+            .unwrap();
+        assert_eq!(options.name, "scan");
+        assert_eq!(LocalPlayer::Builtin.hub_options(None, None), None);
     }
 }
