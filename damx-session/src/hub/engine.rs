@@ -97,6 +97,9 @@ pub enum Action {
     PonderHit(Duration),
     /// Forget the tables of the previous game.
     NewGame,
+    /// Answer `init`: say which of the paths in the options cannot be used (as `error`
+    /// lines; they are kept all the same), then `ready`.
+    Ready,
     /// Stop the search if any, and exit.
     Quit,
 }
@@ -368,25 +371,7 @@ impl HubState {
 
     fn init(&self) -> Vec<Action> {
         // Everything heavy (the table, the weights) is made at the first search.
-        let mut actions = Vec::new();
-        if let Some(dir) = &self.options.egdb
-            && !dir.is_dir()
-        {
-            actions.push(error(format!(
-                "egdb: {} is not a directory (kept, not used)",
-                dir.display()
-            )));
-        }
-        if let Some(file) = &self.options.weights
-            && !file.is_file()
-        {
-            actions.push(error(format!(
-                "weights: {} is not a file (the built-in weights are used)",
-                file.display()
-            )));
-        }
-        actions.push(Action::Send(Line::new("ready")));
-        actions
+        vec![Action::Ready]
     }
 
     fn position(&mut self, line: &Line) -> Vec<Action> {
@@ -561,9 +546,8 @@ mod tests {
         assert!(out[0].starts_with("error message="), "{out:?}");
         let out = lines(&hub.handle_line("set-param name=colour value=red"));
         assert!(out[0].contains("unknown parameter colour"), "{out:?}");
-        let out = lines(&hub.handle_line("init"));
-        assert!(out[0].contains("egdb"), "{out:?}");
-        assert_eq!(out.last().unwrap(), "ready");
+        assert!(matches!(hub.handle_line("init")[..], [Action::Ready]));
+        assert_eq!(hub.options().egdb, Some(PathBuf::from("/no such/dir")));
     }
 
     /// A position with moves, each kind of limit, and a position reset by the next `pos`.

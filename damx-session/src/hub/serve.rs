@@ -111,6 +111,12 @@ where
                     Action::NewGame => {
                         let _ = jobs_tx.send(Job::NewGame);
                     }
+                    Action::Ready => {
+                        for problem in path_problems(state.options()) {
+                            writeln!(output, "{}", Line::new("error").arg("message", problem))?;
+                        }
+                        writeln!(output, "ready")?;
+                    }
                     Action::Quit => return Ok(HubExit::Quit),
                 }
             }
@@ -121,6 +127,28 @@ where
     drop(jobs_tx);
     let _ = searcher.join();
     outcome
+}
+
+/// What is wrong with the paths among the parameters (they are kept all the same).
+fn path_problems(options: &HubOptions) -> Vec<String> {
+    let mut problems = Vec::new();
+    if let Some(dir) = &options.egdb
+        && !dir.is_dir()
+    {
+        problems.push(format!(
+            "egdb: {} is not a directory (kept, not used)",
+            dir.display()
+        ));
+    }
+    if let Some(file) = &options.weights
+        && !file.is_file()
+    {
+        problems.push(format!(
+            "weights: {} is not a file (the built-in weights are used)",
+            file.display()
+        ));
+    }
+    problems
 }
 
 /// Cuts the input into lines of at most [`MAX_LINE`] bytes (invalid UTF-8 replaced).
@@ -452,8 +480,13 @@ mod tests {
         hub.send("hub\n");
         let handshake = hub.until("wait");
         assert!(handshake[0].starts_with("id "), "{handshake:?}");
-        hub.send("init\n");
-        hub.until("ready");
+        hub.send("set-param name=egdb value=\"/no such dir\"\ninit\n");
+        let ready = hub.until("ready");
+        assert_eq!(ready.len(), 2, "{ready:?}");
+        assert!(
+            ready[0].starts_with("error message=\"egdb: /no such dir"),
+            "{ready:?}"
+        );
         hub.send("pos start\nlevel depth=3\ngo think\n");
         let lines = hub.until("done");
         let infos = lines.iter().filter(|l| l.starts_with("info ")).count();
