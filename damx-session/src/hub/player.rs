@@ -21,13 +21,16 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, unbounded};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 use damx_engine::Limits;
 use damx_rules::{Game, Move};
 
 use super::protocol::{Line, format_move, format_position, parse_move, parse_move_squares};
 use super::serve::MAX_LINE;
 use crate::player::{ClockState, GameInfo, Player, StopSignal};
+
+/// The engine's lines that may wait to be read.
+const LINE_QUEUE: usize = 4096;
 
 /// How a [`HubPlayer`] runs its program.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -239,6 +242,10 @@ impl HubPlayer {
         if let Some(dir) = &self.options.dir {
             command.current_dir(dir);
         }
+        // Its own process group: Ctrl-C at the terminal reaches damx, which ends the game
+        // properly and then the engine, instead of killing the engine mid-game.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command.spawn().map_err(|source| HubError::Spawn {
             program: program.clone(),
             source,
@@ -248,7 +255,9 @@ impl HubPlayer {
             let _ = child.wait();
             return Err(HubError::Exited);
         };
-        let (lines_tx, lines) = unbounded();
+        // Bounded: an engine that floods its output between moves waits on its pipe instead of
+        // filling our memory.
+        let (lines_tx, lines) = bounded(LINE_QUEUE);
         thread::Builder::new()
             .name("damx-hub-engine-reader".into())
             .spawn(move || read_lines(stdout, &lines_tx))
@@ -336,7 +345,11 @@ impl HubPlayer {
         let grace = self.options.grace;
         let process = self.process.as_mut().ok_or(HubError::Exited)?;
         // Whatever a stopped search said late is of no use now.
-        while process.lines.try_recv().is_ok() {}
+        for _ in 0..LINE_QUEUE {
+            if process.lines.try_recv().is_err() {
+                break;
+            }
+        }
         let moves: Vec<String> = game.moves().iter().map(format_move).collect();
         let mut pos = Line::new("pos").arg("pos", format_position(game.start()));
         if !moves.is_empty() {
