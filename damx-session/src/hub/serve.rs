@@ -542,6 +542,50 @@ mod tests {
         hub.close();
     }
 
+    /// At skill 1 the moves vary from search to search among the near-best ones; at full
+    /// strength a fixed depth always gives the same move.
+    #[test]
+    fn skill_varies_the_moves() {
+        let mut engine = Engine::new(EngineOptions {
+            hash_mb: 4,
+            ..EngineOptions::default()
+        });
+        let (reports, _) = unbounded();
+        let job = |skill| SearchJob {
+            game: Game::default(),
+            limits: Limits::depth(4),
+            after_ponder_hit: None,
+            mode: GoMode::Think,
+            options: HubOptions {
+                skill,
+                ..HubOptions::default()
+            },
+        };
+        let stop = StopSignal::new();
+        let weak: std::collections::HashSet<Move> = (0..20)
+            .map(|seed| search(&mut engine, &job(1), &stop, &reports, seed).0)
+            .collect();
+        assert!(weak.len() >= 3, "{weak:?}");
+        let full: std::collections::HashSet<Move> = (0..5)
+            .map(|seed| {
+                engine.new_game();
+                search(&mut engine, &job(MAX_SKILL), &stop, &reports, seed).0
+            })
+            .collect();
+        assert_eq!(full.len(), 1, "{full:?}");
+        let analyse = SearchJob {
+            mode: GoMode::Analyze,
+            ..job(1)
+        };
+        let analysed: std::collections::HashSet<Move> = (0..5)
+            .map(|seed| {
+                engine.new_game();
+                search(&mut engine, &analyse, &stop, &reports, seed).0
+            })
+            .collect();
+        assert_eq!(analysed, full, "the skill level does not apply to analysis");
+    }
+
     /// At a low skill the move is legal; the node caps grow with the level.
     #[test]
     fn skill() {
