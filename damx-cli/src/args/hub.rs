@@ -49,25 +49,35 @@ impl HubArgs {
 pub(crate) enum LocalPlayer {
     /// `builtin`: the damx engine in process.
     Builtin,
-    /// `hub:COMMAND`: a Hub engine program.
-    Hub(Vec<String>),
+    /// `hub:COMMAND[,option.NAME=VALUE...]`: a Hub engine program and the parameters to set.
+    Hub(Vec<String>, Vec<(String, String)>),
 }
 
-/// `builtin` or `hub:COMMAND` (the command split at blanks, quotes group words).
+/// `builtin` or `hub:COMMAND`, optionally followed by `,option.NAME=VALUE` items (sent as
+/// `set-param` before `init`); the command is split at blanks, quotes group words.
 pub(crate) fn parse_local_player(text: &str) -> Result<LocalPlayer, String> {
     let text = text.trim();
     if text == "builtin" {
         return Ok(LocalPlayer::Builtin);
     }
-    let command = text
+    let spec = text
         .strip_prefix("hub:")
         .or_else(|| text.strip_prefix("hub="))
         .ok_or_else(|| format!("expected builtin or hub:COMMAND, found {text:?}"))?;
-    let words = super::referee::split_words(command)?;
+    let mut items = spec.split(",option.");
+    let words = super::referee::split_words(items.next().unwrap_or(""))?;
     if words.is_empty() {
         return Err("hub: the command is empty".into());
     }
-    Ok(LocalPlayer::Hub(words))
+    let params = items
+        .map(|item| match item.split_once('=') {
+            Some((name, value)) if !name.trim().is_empty() => {
+                Ok((name.trim().to_owned(), value.trim().to_owned()))
+            }
+            _ => Err(format!("expected option.NAME=VALUE, found option.{item}")),
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(LocalPlayer::Hub(words, params))
 }
 
 impl LocalPlayer {
@@ -78,13 +88,14 @@ impl LocalPlayer {
         name: Option<&str>,
         fixed: Option<damx_engine::Limits>,
     ) -> Option<HubPlayerOptions> {
-        let LocalPlayer::Hub(command) = self else {
+        let LocalPlayer::Hub(command, params) = self else {
             return None;
         };
         let name = name.map_or_else(|| program_name(command), str::to_owned);
         Some(HubPlayerOptions {
             name: name.chars().take(32).collect(),
             command: command.clone(),
+            params: params.clone(),
             fixed,
             ..HubPlayerOptions::default()
         })
@@ -105,21 +116,25 @@ pub(crate) fn program_name(command: &[String]) -> String {
 mod tests {
     use super::*;
 
-    /// `builtin`, `hub:COMMAND` and `hub=COMMAND`; anything else is refused.
+    /// `builtin`, `hub:COMMAND` and `hub=COMMAND` with options; anything else is refused.
     #[test]
     fn local_players() {
         assert_eq!(parse_local_player("builtin"), Ok(LocalPlayer::Builtin));
         assert_eq!(
             parse_local_player("hub:./scan hub"),
-            Ok(LocalPlayer::Hub(vec!["./scan".into(), "hub".into()]))
+            Ok(LocalPlayer::Hub(
+                vec!["./scan".into(), "hub".into()],
+                vec![]
+            ))
         );
         assert_eq!(
-            parse_local_player("hub='/opt/my engine/damx' hub"),
-            Ok(LocalPlayer::Hub(vec![
-                "/opt/my engine/damx".into(),
-                "hub".into()
-            ]))
+            parse_local_player("hub='/opt/my engine/damx' hub,option.skill=5,option.egdb=/db"),
+            Ok(LocalPlayer::Hub(
+                vec!["/opt/my engine/damx".into(), "hub".into()],
+                vec![("skill".into(), "5".into()), ("egdb".into(), "/db".into())]
+            ))
         );
+        assert!(parse_local_player("hub:scan,option.book").is_err());
         assert!(parse_local_player("hub:").is_err());
         assert!(parse_local_player("scan").is_err());
         let options = parse_local_player("hub:./bin/scan.exe hub")

@@ -14,6 +14,7 @@
 //! | `threads=N`, `hash=MB` | built-in engine | its search threads and table size (default 1 and 64) |
 //! | `seed=N` | random mover | its seed |
 //! | `hub:PROGRAM ARGS` or `hub=PROGRAM ARGS` | Hub engine | a Hub engine program, bridged to DXP in process (with `dir`, and `depth`, `nodes`, `movetime` for a fixed strength) |
+//! | `option.NAME=VALUE` | Hub engine | sent as `set-param name=NAME value=VALUE` before `init` |
 //! | `cmd=PROGRAM ARGS` | external | the command line (words split at blanks, quotes group); `{port}` is replaced by a free port |
 //! | `dir=PATH` | external | its working directory (a relative program path is taken from it) |
 //! | `connect=HOST:PORT` | external | it listens there and we connect (`127.0.0.1:{port}` for a port of its own per copy) |
@@ -47,8 +48,8 @@ pub(crate) struct EngineSpec {
 }
 
 /// The keys a spec may use, for error messages.
-const KEYS: &str = "name, builtin, hub, depth, nodes, movetime, threads, hash, seed, cmd, \
-                    dir, connect, listen";
+const KEYS: &str = "name, builtin, hub, option.NAME, depth, nodes, movetime, threads, hash, \
+                    seed, cmd, dir, connect, listen";
 
 /// Reads `key=value,key=value,...` (a key alone stands for a flag).
 pub(crate) fn parse_engine(text: &str) -> Result<EngineSpec, String> {
@@ -124,6 +125,7 @@ struct SpecBuilder {
     seed: Option<u64>,
     cmd: Option<Vec<String>>,
     hub: Option<Vec<String>>,
+    hub_params: Vec<(String, String)>,
     dir: Option<PathBuf>,
     reach: Option<Reach>,
 }
@@ -200,12 +202,19 @@ impl SpecBuilder {
                 };
                 self.reach = Some(Reach::Listen(address));
             }
+            _ if key.starts_with("option.") && key.len() > "option.".len() => {
+                let name = key["option.".len()..].to_owned();
+                self.hub_params.push((name, needs(value)?));
+            }
             _ => return Err(format!("unknown key {key:?} (the keys are {KEYS})")),
         }
         Ok(())
     }
 
     fn finish(self) -> Result<EngineSpec, String> {
+        if self.hub.is_none() && !self.hub_params.is_empty() {
+            return Err("option.NAME=VALUE is for hub participants".into());
+        }
         if let Some(command) = self.hub {
             if self.builtin.is_some() || self.cmd.is_some() || self.reach.is_some() {
                 return Err("a hub participant takes no builtin, cmd, connect or listen".into());
@@ -225,6 +234,7 @@ impl SpecBuilder {
                 kind: ParticipantKind::Builtin(BuiltinPlayer::Hub(Box::new(HubPlayerOptions {
                     command,
                     dir: self.dir,
+                    params: self.hub_params,
                     fixed,
                     ..HubPlayerOptions::default()
                 }))),
@@ -812,13 +822,16 @@ mod tests {
     /// strength if asked; keys of other kinds are refused with it.
     #[test]
     fn hub_participants() {
-        let spec = parse_engine("hub:./scan hub,dir=engines/scan,depth=4").unwrap();
+        let spec =
+            parse_engine("hub:./scan hub,dir=engines/scan,depth=4,option.book=false").unwrap();
         let ParticipantKind::Builtin(BuiltinPlayer::Hub(options)) = &spec.kind else {
             panic!("{spec:?}");
         };
         assert_eq!(options.command, ["./scan", "hub"]);
         assert_eq!(options.dir, Some(PathBuf::from("engines/scan")));
         assert_eq!(options.fixed, Some(Limits::depth(4)));
+        assert_eq!(options.params, [("book".to_owned(), "false".to_owned())]);
+        assert!(parse_engine("builtin,option.book=false").is_err());
         let named = name_participants(vec![parse_engine("hub='my engine/scan.exe' hub").unwrap()]);
         assert_eq!(named[0].name, "scan");
         for bad in [

@@ -257,7 +257,7 @@ pub(crate) struct FollowArgs {
     idle_timeout: Duration,
 
     /// Who plays: builtin (the damx engine) or hub:COMMAND (a Hub engine program, bridged to
-    /// DXP)
+    /// DXP; add ,option.NAME=VALUE to set its parameters)
     #[arg(long = "engine", value_name = "SPEC", default_value = "builtin", value_parser = parse_local_player)]
     player: LocalPlayer,
 
@@ -359,7 +359,7 @@ pub(crate) struct InitiateArgs {
     ballots: bool,
 
     /// Who plays: builtin (the damx engine) or hub:COMMAND (a Hub engine program, bridged to
-    /// DXP)
+    /// DXP; add ,option.NAME=VALUE to set its parameters)
     #[arg(long = "engine", value_name = "SPEC", default_value = "builtin", value_parser = parse_local_player)]
     player: LocalPlayer,
 

@@ -517,6 +517,22 @@ mod tests {
         assert_eq!(ask(&mut player), Some(mv));
     }
 
+    /// The parameters are set before `init`: this engine plays the move it was given.
+    #[test]
+    fn parameters_are_set() {
+        let options = HubPlayerOptions {
+            params: vec![("move".into(), "34-29".into())],
+            ..shell(
+                "while read cmd rest; do case $cmd in hub) echo wait;; \
+                 set-param) mv=${rest##*value=};; init) echo ready;; \
+                 go) echo \"done move=$mv\";; esac; done",
+            )
+        };
+        let mut player = HubPlayer::new(options);
+        let mv = ask(&mut player).unwrap();
+        assert_eq!(mv, Position::initial().parse_move("34-29").unwrap());
+    }
+
     /// A move that is not legal comes back as written, for the session to judge; garbage
     /// gives up.
     #[test]
