@@ -6,7 +6,8 @@
 //! `tournament` (the referee), `proxy` (relay between two DXP programs, logging and checking
 //! every message), `decode` and `encode` (DXP messages to JSON lines and back), `analyse`
 //! (search a position), `perft` (count the move tree), `bench` (the engine's node-count
-//! signature) and `hub` (the engine behind a Hub GUI on standard input and output). See [`args`] for the tree and the shared options.
+//! signature) and `hub` (the engine behind a Hub GUI on standard input and output). See
+//! [`args`] for the tree and the shared options.
 //!
 //! The binary is thin, in the manner of ripgrep: [`args`] parses the command line with clap
 //! into a validated configuration per command, each module of [`cmd`] does its work through
