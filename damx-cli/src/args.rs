@@ -20,6 +20,7 @@
 //! | 50 | `analyse` | search a position, live progress and the principal variation | done |
 //! | 51 | `perft` | count the leaf nodes of the move tree | done |
 //! | 52 | `bench` | the engine's fixed benchmark: node count signature and speed | done |
+//! | 60 | `hub` | the engine behind a Hub client (draughts GUIs, pydraughts) on standard input and output | done |
 //!
 //! The session commands share option groups, flattened into each command (module
 //! `session`):
@@ -55,9 +56,11 @@ use crate::cmd;
 use crate::input::Source;
 use crate::log::Level;
 
+mod hub;
 mod referee;
 mod session;
 
+pub(crate) use hub::HubArgs;
 pub(crate) use referee::{MatchArgs, TournamentArgs};
 pub(crate) use session::{
     ColorChoice, DemoArgs, FollowArgs, InitiateArgs, PlayArgs, ProxyArgs, RoleChoice,
@@ -171,7 +174,21 @@ pub(crate) enum Command {
     /// Run the engine's fixed benchmark: total nodes (its behaviour signature) and speed
     #[command(display_order = 52, after_long_help = BENCH_EXAMPLES)]
     Bench(BenchArgs),
+
+    /// Run the built-in engine for a Hub client (a draughts GUI) on standard input and output
+    #[command(display_order = 60, after_long_help = HUB_EXAMPLES)]
+    Hub(HubArgs),
 }
+
+const HUB_EXAMPLES: &str = "\
+Examples:
+  damx hub
+  damx hub --threads 2 --hash 256 --skill 8
+
+Speaks the Hub protocol (version 2, as Scan 3 and the Hub GUI use it) on standard input and \
+output: register `damx hub` as the engine command in a Hub GUI, or drive it from pydraughts \
+with HubEngine([\"damx\", \"hub\"]). The options are the first values of the Hub parameters \
+threads, hash, egdb, weights and skill.";
 
 const MATCH_EXAMPLES: &str = "\
 Examples:

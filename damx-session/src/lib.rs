@@ -24,6 +24,8 @@
 //!   Initiator towards both (legality checks, clocks, forfeits, adjudication), and
 //!   [`tournament`] runs matches (N games or an SPRT), round robins and gauntlets on it, with
 //!   an event stream of one line an event ([`tournament::event`] lists its words).
+//! - Hub, the line protocol of draughts GUIs: [`hub`] has the engine side ([`hub::run_hub`],
+//!   behind `damx hub`) and [`hub::HubPlayer`], which lets a Hub engine program play over DXP.
 //!
 //! Two sessions over an in-memory connection, one game:
 //!
@@ -104,6 +106,7 @@ pub mod convert;
 pub mod driver;
 pub mod engine_player;
 pub mod event;
+pub mod hub;
 pub mod machine;
 pub mod monitor;
 pub mod player;

@@ -9,6 +9,9 @@
 //! 3. Runs `xtask/interop/pydraughts_game.py`: pydraughts' `DXPEngine` client plays one
 //!    complete game against it with damx moving first, then reads damx's PDN record with
 //!    pydraughts' `PDNReader` and checks that it gives the moves played.
+//! 4. Runs `xtask/interop/pydraughts_hub.py`: pydraughts' `HubEngine` drives `damx hub` as a
+//!    GUI would: the handshake, positions with captures, each kind of limit, `stop` during an
+//!    infinite analysis, and a whole game against pydraughts' own move list.
 //!
 //! Every step has a hard time limit; the Follower is killed if it outlives the check. Needs
 //! `python3` (or `$PYTHON`) with `venv`, and PyPI for the first run.
@@ -27,9 +30,10 @@ use crate::common::{Guard, python_venv, run_bounded, target_dir, wait_exit, work
 pub(crate) const ARGS: &str = "";
 
 pub(crate) const ABOUT: &str = "\
-damx against pydraughts (the Python library) over 127.0.0.1: one complete game, damx moving
-first, then damx's PDN record read back by pydraughts' PDNReader. Installs the pinned
-pydraughts in a venv under the target directory.";
+damx against pydraughts (the Python library): over DXP on 127.0.0.1, one complete game,
+damx moving first, then damx's PDN record read back by pydraughts' PDNReader; over Hub,
+pydraughts' HubEngine drives `damx hub` (handshake, captures, every limit, stop, a whole
+game). Installs the pinned pydraughts in a venv under the target directory.";
 
 /// The pydraughts release the check is written against (its quirks are documented in
 /// damx-wire and damx-session).
@@ -144,11 +148,30 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         None => println!("interop: the Follower was still running and is stopped"),
     }
     println!(
-        "interop: passed (records in {}, transcript {})",
+        "interop: DXP game passed (records in {}, transcript {})",
         records.display(),
         FOLLOWER.transcript(&transcript).display()
     );
+    hub_check(&root, &target, &python)?;
+    println!("interop: passed");
     Ok(())
+}
+
+/// pydraughts' `HubEngine` drives `damx hub` (step 4 of the module docs).
+fn hub_check(root: &Path, target: &Path, python: &Path) -> anyhow::Result<()> {
+    // Built by step 2 already when the Follower is `damx follow`; quick either way.
+    Follower::Cli.build(root, target)?;
+    let script = root.join("xtask/interop/pydraughts_hub.py");
+    println!("interop: pydraughts' HubEngine drives damx hub");
+    run_bounded(
+        Command::new(python)
+            .arg(&script)
+            .arg("--damx")
+            .arg(target.join("debug/damx"))
+            .args(["--seed", SEED]),
+        Duration::from_secs(300),
+        "the pydraughts Hub check",
+    )
 }
 
 /// A port of 127.0.0.1 that nothing listens on now.

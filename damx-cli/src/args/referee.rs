@@ -13,6 +13,8 @@
 //! | `depth=N`, `nodes=N`, `movetime=S` | built-in engine | a fixed strength instead of the game clock |
 //! | `threads=N`, `hash=MB` | built-in engine | its search threads and table size (default 1 and 64) |
 //! | `seed=N` | random mover | its seed |
+//! | `hub:PROGRAM ARGS` or `hub=PROGRAM ARGS` | Hub engine | a Hub engine program, bridged to DXP in process (with `dir`, and `depth`, `nodes`, `movetime` for a fixed strength) |
+//! | `option.NAME=VALUE` | Hub engine | sent as `set-param name=NAME value=VALUE` before `init` |
 //! | `cmd=PROGRAM ARGS` | external | the command line (words split at blanks, quotes group); `{port}` is replaced by a free port |
 //! | `dir=PATH` | external | its working directory (a relative program path is taken from it) |
 //! | `connect=HOST:PORT` | external | it listens there and we connect (`127.0.0.1:{port}` for a port of its own per copy) |
@@ -26,12 +28,14 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use damx_engine::{EngineOptions, Limits};
 use damx_session::EnginePlayerOptions;
+use damx_session::hub::HubPlayerOptions;
 use damx_session::referee::{
     Adjudication, AdjudicationMethod, BuiltinPlayer, ClaimPolicy, External, Participant,
     ParticipantKind, Reach, RefereeConfig, StartOptions,
 };
 use damx_session::tournament::{Format, Opening, SprtConfig, TournamentConfig, shuffled};
 
+use super::hub::program_name;
 use super::parse_seconds;
 use crate::cmd;
 use crate::error::Error;
@@ -44,14 +48,19 @@ pub(crate) struct EngineSpec {
 }
 
 /// The keys a spec may use, for error messages.
-const KEYS: &str = "name, builtin, depth, nodes, movetime, threads, hash, seed, cmd, dir, \
-                    connect, listen";
+const KEYS: &str = "name, builtin, hub, option.NAME, depth, nodes, movetime, threads, hash, \
+                    seed, cmd, dir, connect, listen";
 
 /// Reads `key=value,key=value,...` (a key alone stands for a flag).
 pub(crate) fn parse_engine(text: &str) -> Result<EngineSpec, String> {
-    let pairs = text.split(',').map(|item| match item.split_once('=') {
-        Some((key, value)) => (key.trim().to_owned(), Some(value.trim().to_owned())),
-        None => (item.trim().to_owned(), None),
+    let pairs = text.split(',').map(|item| {
+        if let Some(command) = item.trim_start().strip_prefix("hub:") {
+            return ("hub".to_owned(), Some(command.trim().to_owned()));
+        }
+        match item.split_once('=') {
+            Some((key, value)) => (key.trim().to_owned(), Some(value.trim().to_owned())),
+            None => (item.trim().to_owned(), None),
+        }
     });
     let mut builder = SpecBuilder::default();
     for (key, value) in pairs {
@@ -115,6 +124,8 @@ struct SpecBuilder {
     hash: Option<usize>,
     seed: Option<u64>,
     cmd: Option<Vec<String>>,
+    hub: Option<Vec<String>>,
+    hub_params: Vec<(String, String)>,
     dir: Option<PathBuf>,
     reach: Option<Reach>,
 }
@@ -166,6 +177,16 @@ impl SpecBuilder {
                 }
                 self.cmd = Some(words);
             }
+            "hub" => {
+                let words = match words {
+                    Some(words) => words,
+                    None => split_words(&needs(value)?)?,
+                };
+                if words.is_empty() {
+                    return Err("hub: the command is empty".into());
+                }
+                self.hub = Some(words);
+            }
             "dir" => self.dir = Some(PathBuf::from(needs(value)?)),
             "connect" => {
                 let address = needs(value)?;
@@ -181,12 +202,44 @@ impl SpecBuilder {
                 };
                 self.reach = Some(Reach::Listen(address));
             }
+            _ if key.starts_with("option.") && key.len() > "option.".len() => {
+                let name = key["option.".len()..].to_owned();
+                self.hub_params.push((name, needs(value)?));
+            }
             _ => return Err(format!("unknown key {key:?} (the keys are {KEYS})")),
         }
         Ok(())
     }
 
     fn finish(self) -> Result<EngineSpec, String> {
+        if self.hub.is_none() && !self.hub_params.is_empty() {
+            return Err("option.NAME=VALUE is for hub participants".into());
+        }
+        if let Some(command) = self.hub {
+            if self.builtin.is_some() || self.cmd.is_some() || self.reach.is_some() {
+                return Err("a hub participant takes no builtin, cmd, connect or listen".into());
+            }
+            if self.threads.is_some() || self.hash.is_some() || self.seed.is_some() {
+                return Err("threads, hash and seed are for builtin players".into());
+            }
+            let fixed = (self.depth.is_some() || self.nodes.is_some() || self.movetime.is_some())
+                .then(|| Limits {
+                    depth: self.depth,
+                    nodes: self.nodes,
+                    move_time: self.movetime,
+                    ..Limits::default()
+                });
+            return Ok(EngineSpec {
+                name: self.name,
+                kind: ParticipantKind::Builtin(BuiltinPlayer::Hub(Box::new(HubPlayerOptions {
+                    command,
+                    dir: self.dir,
+                    params: self.hub_params,
+                    fixed,
+                    ..HubPlayerOptions::default()
+                }))),
+            });
+        }
         let external = self.cmd.is_some() || self.dir.is_some() || self.reach.is_some();
         let engine_keys = self.depth.is_some()
             || self.nodes.is_some()
@@ -267,7 +320,7 @@ fn check_address(text: &str) -> Result<(), String> {
 }
 
 /// Splits a command line at blanks; single or double quotes group words.
-fn split_words(text: &str) -> Result<Vec<String>, String> {
+pub(super) fn split_words(text: &str) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
     let mut word: Option<String> = None;
     let mut quote: Option<char> = None;
@@ -301,6 +354,7 @@ fn name_participants(specs: Vec<EngineSpec>) -> Vec<Participant> {
                     ParticipantKind::Builtin(BuiltinPlayer::Engine(_)) => "damx".to_owned(),
                     ParticipantKind::Builtin(BuiltinPlayer::Random { .. }) => "random".to_owned(),
                     ParticipantKind::Builtin(BuiltinPlayer::FirstLegal) => "first".to_owned(),
+                    ParticipantKind::Builtin(BuiltinPlayer::Hub(hub)) => program_name(&hub.command),
                     ParticipantKind::External(external) => external
                         .command
                         .first()
@@ -762,5 +816,32 @@ mod tests {
         assert!(parse_sprt("elo0=5,elo1=1").is_err());
         assert!(parse_sprt("alpha=0.7").is_err());
         assert!(parse_sprt("gamma=1").is_err());
+    }
+
+    /// `hub:COMMAND` (or `hub=COMMAND`) is a Hub engine bridged in process, with a fixed
+    /// strength if asked; keys of other kinds are refused with it.
+    #[test]
+    fn hub_participants() {
+        let spec =
+            parse_engine("hub:./scan hub,dir=engines/scan,depth=4,option.book=false").unwrap();
+        let ParticipantKind::Builtin(BuiltinPlayer::Hub(options)) = &spec.kind else {
+            panic!("{spec:?}");
+        };
+        assert_eq!(options.command, ["./scan", "hub"]);
+        assert_eq!(options.dir, Some(PathBuf::from("engines/scan")));
+        assert_eq!(options.fixed, Some(Limits::depth(4)));
+        assert_eq!(options.params, [("book".to_owned(), "false".to_owned())]);
+        assert!(parse_engine("builtin,option.book=false").is_err());
+        let named = name_participants(vec![parse_engine("hub='my engine/scan.exe' hub").unwrap()]);
+        assert_eq!(named[0].name, "scan");
+        for bad in [
+            "hub:",
+            "hub:x,threads=2",
+            "hub:x,cmd=y",
+            "hub:x,builtin",
+            "hub:x,listen",
+        ] {
+            assert!(parse_engine(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -17,6 +17,7 @@ use damx_session::{
     SessionConfig, Timeouts,
 };
 
+use super::hub::{LocalPlayer, parse_local_player};
 use super::{EngineArgs, parse_position, parse_seconds};
 use crate::cmd;
 use crate::session::{Address, Peer};
@@ -255,6 +256,11 @@ pub(crate) struct FollowArgs {
     #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = parse_seconds)]
     idle_timeout: Duration,
 
+    /// Who plays: builtin (the damx engine) or hub:COMMAND (a Hub engine program, bridged to
+    /// DXP; add ,option.NAME=VALUE to set its parameters)
+    #[arg(long = "engine", value_name = "SPEC", default_value = "builtin", value_parser = parse_local_player)]
+    player: LocalPlayer,
+
     #[command(flatten)]
     engine: EngineArgs,
 
@@ -303,6 +309,9 @@ impl FollowArgs {
             peer: self.peer.peer(true),
             max_connections: self.max_connections as usize,
             games: self.games,
+            hub: self
+                .player
+                .hub_options(self.dxp.name.as_deref(), self.strength.limits(None)),
             player: engine_player(name, &self.engine, &self.strength, None),
             session,
             show: self.show.show(None),
@@ -349,6 +358,11 @@ pub(crate) struct InitiateArgs {
     #[arg(long)]
     ballots: bool,
 
+    /// Who plays: builtin (the damx engine) or hub:COMMAND (a Hub engine program, bridged to
+    /// DXP; add ,option.NAME=VALUE to set its parameters)
+    #[arg(long = "engine", value_name = "SPEC", default_value = "builtin", value_parser = parse_local_player)]
+    player: LocalPlayer,
+
     #[command(flatten)]
     engine: EngineArgs,
 
@@ -385,6 +399,9 @@ impl InitiateArgs {
             move_limit: self.moves,
             color: self.color,
             openings,
+            hub: self
+                .player
+                .hub_options(self.dxp.name.as_deref(), self.strength.limits(None)),
             player: engine_player(name, &self.engine, &self.strength, None),
             session,
             show: self.show.show(None),

@@ -11,8 +11,8 @@ use std::thread;
 
 use crossbeam_channel::unbounded;
 use damx_session::{
-    Command, Control, EnginePlayer, EnginePlayerOptions, Event, ServerConfig, ServerEvent,
-    SessionConfig, SessionReport, connect, run_session, serve,
+    Command, Control, EnginePlayerOptions, Event, ServerConfig, ServerEvent, SessionConfig,
+    SessionReport, connect, run_session, serve,
 };
 
 use crate::error::Error;
@@ -35,6 +35,8 @@ pub(crate) struct Config {
     pub(crate) games: Option<u32>,
     /// The engine.
     pub(crate) player: EnginePlayerOptions,
+    /// A Hub engine program that plays instead of the engine.
+    pub(crate) hub: Option<damx_session::hub::HubPlayerOptions>,
     /// Each session's configuration.
     pub(crate) session: SessionConfig,
     /// How to show the sessions.
@@ -43,6 +45,7 @@ pub(crate) struct Config {
 
 /// Plays until the games are done, the peer stops or Ctrl-C.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+    super::hub::check(config.hub.as_ref())?;
     info!(
         "engine: {} thread(s), {} MiB of hash, {}",
         config.player.engine.threads,
@@ -66,9 +69,10 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             });
             let (events_tx, events) = unbounded::<ServerEvent>();
             let options = config.player.clone();
+            let hub = config.hub.clone();
             let serving = thread::spawn(move || {
                 let players = || -> Box<dyn damx_session::Player> {
-                    Box::new(EnginePlayer::new(options.clone()))
+                    super::hub::local_player(&options, hub.as_ref())
                 };
                 serve(listener, &server, players, commands, events_tx)
             });
@@ -106,7 +110,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         Peer::Connect(address) => {
             let connection = connect(address.to_string(), &config.session, CONNECT_TIMEOUT)
                 .map_err(session_error)?;
-            let player = Box::new(EnginePlayer::new(config.player.clone()));
+            let player = super::hub::local_player(&config.player, config.hub.as_ref());
             let report = drive(
                 |commands, events| {
                     run_session(connection, &config.session, player, commands, events)

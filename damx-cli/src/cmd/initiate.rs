@@ -12,8 +12,8 @@ use std::path::PathBuf;
 
 use damx_rules::{Position, pdn};
 use damx_session::{
-    EnginePlayer, EnginePlayerOptions, GameSettings, InitiatorConfig, RoleConfig, SessionConfig,
-    accept, connect, run_session,
+    EnginePlayerOptions, GameSettings, InitiatorConfig, RoleConfig, SessionConfig, accept, connect,
+    run_session,
 };
 
 use crate::args::ColorChoice;
@@ -55,6 +55,8 @@ pub(crate) struct Config {
     pub(crate) openings: Openings,
     /// The engine.
     pub(crate) player: EnginePlayerOptions,
+    /// A Hub engine program that plays instead of the engine.
+    pub(crate) hub: Option<damx_session::hub::HubPlayerOptions>,
     /// The session (its plan is made here).
     pub(crate) session: SessionConfig,
     /// How to show it.
@@ -74,7 +76,8 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     let mut session = config.session.clone();
     session.role = RoleConfig::Initiator(plan);
     info!("asking for {} game(s)", config.games);
-    let player = Box::new(EnginePlayer::new(config.player.clone()));
+    super::hub::check(config.hub.as_ref())?;
+    let player = super::hub::local_player(&config.player, config.hub.as_ref());
     let report = match &config.peer {
         Peer::Connect(address) => {
             let connection =

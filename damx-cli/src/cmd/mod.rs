@@ -13,6 +13,7 @@ pub(crate) mod decode;
 pub(crate) mod demo;
 pub(crate) mod encode;
 pub(crate) mod follow;
+pub(crate) mod hub;
 pub(crate) mod initiate;
 pub(crate) mod perft;
 pub(crate) mod play;

@@ -1,8 +1,8 @@
 //! Who plays: [`Participant`]s, and running copies of them ([`Instance`]s).
 //!
-//! - The built-in engine (or a random or first-legal mover, for baselines and tests) runs in
-//!   this process as a DXP Follower on a loopback listener, with its own options, on a thread
-//!   of its own; the referee connects to it and talks DXP to it as to any other program, so
+//! - The built-in engine (or a random or first-legal mover, for baselines and tests, or a Hub
+//!   engine program bridged by a [`HubPlayer`]) runs in this process as a DXP Follower on a
+//!   loopback listener, with its own options, on a thread of its own; the referee connects to it and talks DXP to it as to any other program, so
 //!   there is one code path and it is always exercised.
 //! - An external program is a command line (its first word the program, relative to the
 //!   working directory when one is given) and a way to reach it: [`Reach::Connect`] (it
@@ -32,6 +32,7 @@ use crate::config::{FollowerConfig, SessionConfig};
 use crate::connection::{Connection, ConnectionOptions, Transcript};
 use crate::driver::{Control, accept, run_session};
 use crate::engine_player::{EnginePlayer, EnginePlayerOptions};
+use crate::hub::{HubPlayer, HubPlayerOptions};
 use crate::machine::Incoming;
 use crate::player::{FirstLegalPlayer, Player, RandomPlayer};
 
@@ -65,6 +66,10 @@ pub enum BuiltinPlayer {
     },
     /// Always the first legal move.
     FirstLegal,
+    /// A Hub engine program, spoken to over its standard input and output by a
+    /// [`HubPlayer`](crate::hub::HubPlayer) in this process (its `name` is replaced by the
+    /// participant's).
+    Hub(Box<HubPlayerOptions>),
 }
 
 /// An external DXP program.
@@ -363,6 +368,10 @@ fn start_builtin(
         })),
         BuiltinPlayer::Random { seed } => Box::new(RandomPlayer::new(name, *seed)),
         BuiltinPlayer::FirstLegal => Box::new(FirstLegalPlayer::new(name)),
+        BuiltinPlayer::Hub(hub) => Box::new(HubPlayer::new(HubPlayerOptions {
+            name: name.to_owned(),
+            ..(**hub).clone()
+        })),
     };
     let (control, commands) = Control::new();
     let (done_tx, done) = unbounded::<()>();
