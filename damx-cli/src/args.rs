@@ -20,6 +20,7 @@
 //! | 50 | `analyse` | search a position, live progress and the principal variation | done |
 //! | 51 | `perft` | count the leaf nodes of the move tree | done |
 //! | 52 | `bench` | the engine's fixed benchmark: node count signature and speed | done |
+//! | 53 | `egdb` | endgame databases: `build --pieces N`, `info`, `probe FEN`, `verify` | done |
 //!
 //! The session commands share option groups, flattened into each command (module
 //! `session`):
@@ -55,8 +56,11 @@ use crate::cmd;
 use crate::input::Source;
 use crate::log::Level;
 
+mod egdb;
 mod referee;
 mod session;
+
+pub(crate) use egdb::EgdbArgs;
 
 pub(crate) use referee::{MatchArgs, TournamentArgs};
 pub(crate) use session::{
@@ -171,6 +175,10 @@ pub(crate) enum Command {
     /// Run the engine's fixed benchmark: total nodes (its behaviour signature) and speed
     #[command(display_order = 52, after_long_help = BENCH_EXAMPLES)]
     Bench(BenchArgs),
+
+    /// Build, inspect, probe and verify the endgame databases
+    #[command(display_order = 53, after_long_help = egdb::EGDB_EXAMPLES)]
+    Egdb(EgdbArgs),
 }
 
 const MATCH_EXAMPLES: &str = "\
@@ -417,14 +425,20 @@ pub(crate) struct EngineArgs {
         value_parser = clap::value_parser!(u32).range(1..=65536)
     )]
     hash: u32,
+
+    /// Endgame databases to use ("off": none) [default: $DAMX_EGDB, else damx/egdb in the
+    /// user's cache directory, when it holds any; see `damx egdb`]
+    #[arg(long, value_name = "DIR")]
+    egdb: Option<PathBuf>,
 }
 
 impl EngineArgs {
-    /// The engine options.
+    /// The engine options (the databases are loaded here, once per directory).
     pub(crate) fn options(&self) -> EngineOptions {
         EngineOptions {
             threads: usize::from(self.threads),
             hash_mb: self.hash as usize,
+            egdb: cmd::egdb::for_engine(self.egdb.as_deref()),
             ..EngineOptions::default()
         }
     }
