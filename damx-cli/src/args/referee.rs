@@ -12,6 +12,7 @@
 //! | `builtin` or `builtin=engine\|random\|first` | built-in | the damx engine (default), a random mover, or a first-legal-move player, run in process |
 //! | `depth=N`, `nodes=N`, `movetime=S` | built-in engine | a fixed strength instead of the game clock |
 //! | `threads=N`, `hash=MB` | built-in engine | its search threads and table size (default 1 and 64) |
+//! | `egdb=DIR` or `egdb=off` | built-in engine | its endgame databases (default: the default directory of `damx egdb`, when it holds any) |
 //! | `seed=N` | random mover | its seed |
 //! | `cmd=PROGRAM ARGS` | external | the command line (words split at blanks, quotes group); `{port}` is replaced by a free port |
 //! | `dir=PATH` | external | its working directory (a relative program path is taken from it) |
@@ -44,8 +45,8 @@ pub(crate) struct EngineSpec {
 }
 
 /// The keys a spec may use, for error messages.
-const KEYS: &str = "name, builtin, depth, nodes, movetime, threads, hash, seed, cmd, dir, \
-                    connect, listen";
+const KEYS: &str = "name, builtin, depth, nodes, movetime, threads, hash, egdb, seed, cmd, \
+                    dir, connect, listen";
 
 /// Reads `key=value,key=value,...` (a key alone stands for a flag).
 pub(crate) fn parse_engine(text: &str) -> Result<EngineSpec, String> {
@@ -113,6 +114,7 @@ struct SpecBuilder {
     movetime: Option<Duration>,
     threads: Option<usize>,
     hash: Option<usize>,
+    egdb: Option<PathBuf>,
     seed: Option<u64>,
     cmd: Option<Vec<String>>,
     dir: Option<PathBuf>,
@@ -155,6 +157,7 @@ impl SpecBuilder {
             "movetime" => self.movetime = Some(parse_seconds(&needs(value)?)?),
             "threads" => self.threads = Some(number(value)?.clamp(1, 1024) as usize),
             "hash" => self.hash = Some(number(value)?.clamp(1, 65_536) as usize),
+            "egdb" => self.egdb = Some(PathBuf::from(needs(value)?)),
             "seed" => self.seed = Some(number(value)?),
             "cmd" => {
                 let words = match words {
@@ -193,6 +196,7 @@ impl SpecBuilder {
             || self.movetime.is_some()
             || self.threads.is_some()
             || self.hash.is_some()
+            || self.egdb.is_some()
             || self.seed.is_some();
         if self.builtin.is_some() && external {
             return Err(
@@ -238,6 +242,7 @@ impl SpecBuilder {
                     engine: EngineOptions {
                         threads: self.threads.unwrap_or(defaults.threads),
                         hash_mb: self.hash.unwrap_or(defaults.hash_mb),
+                        egdb: cmd::egdb::for_engine(self.egdb.as_deref()),
                         ..defaults
                     },
                     fixed,
