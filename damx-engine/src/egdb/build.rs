@@ -27,7 +27,7 @@ use damx_rules::{Bitboard, Color, MoveList, Position};
 use rayon::prelude::*;
 
 use super::format::{self, SliceFile};
-use super::material::Material;
+use super::material::{Material, mirror};
 use super::{
     EgdbError, Problem, ProblemKind, Value, Values, Wdl, decode_value, file_name, load_slice,
     resolve, stores_distances,
@@ -460,6 +460,56 @@ fn solve(
     Ok((values, counts, longest))
 }
 
+/// The value bytes of a slice read off its mirror image (colours swapped, board turned), which
+/// is built: the same game with the roles exchanged. Much cheaper than solving it again.
+fn derive(material: Material, tables: &Tables) -> Result<(Vec<u8>, [u64; 3], u32), EgdbError> {
+    let image = material.mirrored();
+    let image_values = tables.slices[image.code()]
+        .as_ref()
+        .and_then(|stored| stored.file.decode_all())
+        .ok_or_else(|| EgdbError::Dependency {
+            building: material,
+            problem: format!("its mirror image {image} is not available"),
+        })?;
+    let n = material.positions() as usize;
+    const CHUNK: usize = 1 << 14;
+    // `None` for the positions that are not stored.
+    let looked_up: Vec<Option<u8>> = (0..n)
+        .into_par_iter()
+        .with_min_len(CHUNK)
+        .map(|i| {
+            let position = material.position(i as u64)?;
+            if position.has_capture() {
+                return None;
+            }
+            let mirrored = mirror(&position)?;
+            image_values.get(image.index(&mirrored) as usize).copied()
+        })
+        .collect();
+    drop(image_values);
+    let distances = stores_distances(material);
+    let mut values = vec![0u8; n];
+    let mut counts = [0u64; 3];
+    let mut longest = 0;
+    let mut previous = 0u8;
+    for (slot, byte) in values.iter_mut().zip(looked_up) {
+        let Some(byte) = byte else {
+            *slot = previous;
+            continue;
+        };
+        let value = decode_value(byte, distances);
+        counts[match value.wdl {
+            Wdl::Win => 0,
+            Wdl::Draw => 1,
+            Wdl::Loss => 2,
+        }] += 1;
+        longest = longest.max(value.plies.unwrap_or(0));
+        *slot = byte;
+        previous = byte;
+    }
+    Ok((values, counts, longest))
+}
+
 /// Writes `bytes` to `path` so that a reader never sees half a file: a temporary name first,
 /// flushed to the disk, then renamed.
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -541,7 +591,13 @@ pub fn build(
                 building: material,
                 problem: format!("the blocks of slice {bad} do not decode"),
             })?;
-        let (values, counts, longest) = solve(material, &tables, observer)?;
+        let image = material.mirrored();
+        let (values, counts, longest) =
+            if image != material && tables.slices[image.code()].is_some() {
+                derive(material, &tables)?
+            } else {
+                solve(material, &tables, observer)?
+            };
         let bytes = format::encode(material, stores_distances(material), &values);
         drop(values);
         let path = dir.join(file_name(material));

@@ -328,6 +328,32 @@ impl Material {
     }
 }
 
+/// The position turned half a turn with the colours swapped: the same game with the sides'
+/// roles exchanged, so it has the same value.
+pub(crate) fn mirror(position: &Position) -> Option<Position> {
+    let flip = |set: Bitboard| Bitboard::from_bits(sparse(dense(set.bits()).reverse_bits() >> 14));
+    Position::from_pieces(
+        flip(position.men(Color::Black)),
+        flip(position.kings(Color::Black)),
+        flip(position.men(Color::White)),
+        flip(position.kings(Color::White)),
+        !position.side_to_move(),
+    )
+    .ok()
+}
+
+impl Material {
+    /// The material with the colours swapped.
+    pub const fn mirrored(self) -> Material {
+        Material {
+            white_men: self.black_men,
+            white_kings: self.black_kings,
+            black_men: self.white_men,
+            black_kings: self.white_kings,
+        }
+    }
+}
+
 impl fmt::Display for Material {
     /// `KKM-K`: White's kings and men, a dash, Black's.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -408,6 +434,16 @@ mod tests {
             };
             assert_eq!(holes, expected, "{material}");
         }
+    }
+
+    #[test]
+    fn mirrored_positions_have_mirrored_material_and_moves() {
+        let position: Position = "W:WK1,28,33:BK50,12".parse().unwrap();
+        let mirrored = mirror(&position).unwrap();
+        assert_eq!(mirrored, "B:WK1,39:BK50,18,23".parse().unwrap());
+        assert_eq!(Material::of(&mirrored), Material::of(&position).mirrored());
+        assert_eq!(mirror(&mirrored), Some(position));
+        assert_eq!(mirrored.legal_moves().len(), position.legal_moves().len());
     }
 
     #[test]
