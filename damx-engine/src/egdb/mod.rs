@@ -119,6 +119,7 @@ impl fmt::Display for Value {
             Some(plies) if plies >= DISTANCE_CAP => {
                 write!(f, " ({DISTANCE_CAP} or more plies to conversion)")
             }
+            Some(1) => write!(f, " (1 ply to conversion)"),
             Some(plies) => write!(f, " ({plies} plies to conversion)"),
             None => Ok(()),
         }
