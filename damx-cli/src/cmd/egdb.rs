@@ -425,7 +425,7 @@ fn verify(dir: &Path, pieces: Option<u32>, out: &mut impl Write) -> Result<(), E
         }
     };
     let report = std::thread::scope(|scope| {
-        let worker = scope.spawn(|| egdb::verify(dir, pieces, &observer));
+        let worker = scope.spawn(|| egdb::verify(dir, pieces, 1, &observer));
         let flush = |out: &mut dyn Write| -> Result<(), Error> {
             let pending: Vec<String> =
                 std::mem::take(&mut *lines.lock().unwrap_or_else(|e| e.into_inner()));
