@@ -77,10 +77,6 @@ pub(crate) fn run(config: &Config, out: &mut impl Write) -> Result<(), Error> {
         Action::Probe { position } => probe(&dir, position, out),
         Action::Verify { pieces } => verify(&dir, *pieces, out),
     }
-    .map_err(|error| match error {
-        Error::Io { .. } | Error::Usage(_) | Error::Invalid(_) => error,
-        other => other,
-    })
 }
 
 fn write_err(error: std::io::Error) -> Error {
