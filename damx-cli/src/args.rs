@@ -20,6 +20,7 @@
 //! | 50 | `analyse` | search a position, live progress and the principal variation | done |
 //! | 51 | `perft` | count the leaf nodes of the move tree | done |
 //! | 52 | `bench` | the engine's fixed benchmark: node count signature and speed | done |
+//! | 53 | `egdb` | endgame databases: `build --pieces N`, `info`, `probe FEN`, `verify` | done |
 //! | 60 | `hub` | the engine behind a Hub client (draughts GUIs, pydraughts) on standard input and output | done |
 //!
 //! The session commands share option groups, flattened into each command (module
@@ -56,10 +57,12 @@ use crate::cmd;
 use crate::input::Source;
 use crate::log::Level;
 
+mod egdb;
 mod hub;
 mod referee;
 mod session;
 
+pub(crate) use egdb::EgdbArgs;
 pub(crate) use hub::HubArgs;
 pub(crate) use referee::{MatchArgs, TournamentArgs};
 pub(crate) use session::{
@@ -175,6 +178,9 @@ pub(crate) enum Command {
     #[command(display_order = 52, after_long_help = BENCH_EXAMPLES)]
     Bench(BenchArgs),
 
+    /// Build, inspect, probe and verify the endgame databases
+    #[command(display_order = 53, after_long_help = egdb::EGDB_EXAMPLES)]
+    Egdb(EgdbArgs),
     /// Run the built-in engine for a Hub client (a draughts GUI) on standard input and output
     #[command(display_order = 60, after_long_help = HUB_EXAMPLES)]
     Hub(HubArgs),
@@ -434,15 +440,38 @@ pub(crate) struct EngineArgs {
         value_parser = clap::value_parser!(u32).range(1..=65536)
     )]
     hash: u32,
+
+    /// Endgame databases to use ("off": none) [default: $DAMX_EGDB, else damx/egdb in the
+    /// user's cache directory, when it holds any; see `damx egdb`]
+    #[arg(long, value_name = "DIR")]
+    egdb: Option<PathBuf>,
 }
 
 impl EngineArgs {
-    /// The engine options.
+    /// The engine options (the databases are loaded here, once per directory).
     pub(crate) fn options(&self) -> EngineOptions {
+        EngineOptions {
+            egdb: cmd::egdb::for_engine(self.egdb.as_deref()),
+            ..self.options_without_egdb()
+        }
+    }
+
+    /// The engine options without the databases, for a front end that opens them later.
+    pub(crate) fn options_without_egdb(&self) -> EngineOptions {
         EngineOptions {
             threads: usize::from(self.threads),
             hash_mb: self.hash as usize,
             ..EngineOptions::default()
+        }
+    }
+
+    /// The database directory the options name: `--egdb DIR`, or the default directory when it
+    /// exists; `None` for `--egdb off`.
+    pub(crate) fn egdb_dir(&self) -> Option<PathBuf> {
+        match self.egdb.as_deref() {
+            Some(dir) if dir.as_os_str() == "off" => None,
+            Some(dir) => Some(dir.to_path_buf()),
+            None => damx_engine::egdb::default_dir().filter(|dir| dir.is_dir()),
         }
     }
 }

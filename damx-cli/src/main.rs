@@ -6,8 +6,9 @@
 //! `tournament` (the referee), `proxy` (relay between two DXP programs, logging and checking
 //! every message), `decode` and `encode` (DXP messages to JSON lines and back), `analyse`
 //! (search a position), `perft` (count the move tree), `bench` (the engine's node-count
-//! signature) and `hub` (the engine behind a Hub GUI on standard input and output). See
-//! [`args`] for the tree and the shared options.
+//! signature), `egdb` (build, inspect, probe and verify the endgame databases) and `hub`
+//! (the engine behind a Hub GUI on standard input and output). See [`args`] for the tree and
+//! the shared options.
 //!
 //! The binary is thin, in the manner of ripgrep: [`args`] parses the command line with clap
 //! into a validated configuration per command, each module of [`cmd`] does its work through
@@ -77,6 +78,7 @@ fn run(command: Command) -> Result<(), Error> {
         Command::Analyse(args) => cmd::analyse::run(&args.into_config(), &mut out),
         Command::Perft(args) => cmd::perft::run(&args.into_config(), &mut out),
         Command::Bench(args) => cmd::bench::run(&args.into_config(), &mut out),
+        Command::Egdb(args) => cmd::egdb::run(&args.into_config(), &mut out),
         Command::Hub(args) => cmd::hub::run(&args.into_config(), &mut out),
         Command::Demo(args) => cmd::demo::run(&args.into_config(), &mut out),
         Command::Follow(args) => cmd::follow::run(&args.into_config(), &mut out),

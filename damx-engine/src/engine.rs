@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use damx_rules::{Game, Move};
 
+use crate::egdb::play::SharedEgdb;
 use crate::eval::EvalParams;
 use crate::limits::{Limits, StopSignal, TimePlan};
 use crate::score::Score;
@@ -23,16 +24,19 @@ pub struct EngineOptions {
     pub eval: EvalParams,
     /// Search techniques that can be switched off, to measure what each is worth.
     pub search: SearchFeatures,
+    /// Endgame databases to probe (none: the search works without).
+    pub egdb: Option<SharedEgdb>,
 }
 
 impl Default for EngineOptions {
-    /// One thread, 64 MiB, the tuned weights, every search technique on.
+    /// One thread, 64 MiB, the tuned weights, every search technique on, no databases.
     fn default() -> EngineOptions {
         EngineOptions {
             threads: 1,
             hash_mb: 64,
             eval: EvalParams::default(),
             search: SearchFeatures::default(),
+            egdb: None,
         }
     }
 }
@@ -200,6 +204,7 @@ impl Engine {
             nodes: AtomicU64::new(0),
             params: &self.options.eval,
             features: &self.options.search,
+            egdb: self.options.egdb.as_deref(),
             parallel: self.workers.len() > 1,
         };
         let tt = &self.tt;

@@ -14,6 +14,7 @@
 //!   reductions, an extension for forced moves, static pruning near the horizon, and the
 //!   draw rules of [`damx_rules::Game`].
 //! - [`evaluate`]: the static evaluation; [`eval`] describes its features and weights.
+//! - [`egdb`]: endgame databases: building them by retrograde analysis, probing, verifying.
 //! - [`bench()`]: the fixed-depth bench whose node count is the behaviour signature.
 //! - [`openings`]: the built-in balanced 2- and 3-ply ballots (derived by `cargo xtask
 //!   ballots`), for matches and tournaments.
@@ -41,6 +42,7 @@
 
 mod bench;
 mod board;
+pub mod egdb;
 mod engine;
 pub mod eval;
 pub mod gauntlet;

@@ -17,6 +17,7 @@ use damx_rules::{
     Move, MoveList, Position,
 };
 
+use crate::egdb::{Egdb, play as egdb};
 use crate::engine::SearchFeatures;
 use crate::eval::{EvalParams, evaluate_raw};
 use crate::limits::{StopSignal, TimePlan};
@@ -49,6 +50,8 @@ pub(crate) struct Shared<'a> {
     pub(crate) nodes: AtomicU64,
     pub(crate) params: &'a EvalParams,
     pub(crate) features: &'a SearchFeatures,
+    /// Endgame databases, probed at quiet nodes within their piece count.
+    pub(crate) egdb: Option<&'a Egdb>,
     /// Whether more than one thread searches (then node limits are approximate).
     pub(crate) parallel: bool,
 }
@@ -163,6 +166,7 @@ impl Worker {
         if root.is_empty() {
             return completed;
         }
+        egdb::filter_root(shared.egdb, &position, &mut root);
         // Before any iteration completes, the table's move (or the first) is the answer.
         let first = shared
             .tt
@@ -427,6 +431,9 @@ impl Worker {
         if alpha >= beta {
             return alpha;
         }
+        if let Some(score) = egdb::probe_node(shared.egdb, game) {
+            return score;
+        }
         if ply >= MAX_PLY - 1 {
             return evaluate_raw(&position, shared.params);
         }
@@ -603,7 +610,8 @@ impl Worker {
             if is_rule_draw(game) {
                 return 0;
             }
-            return evaluate_raw(&position, shared.params);
+            return egdb::probe_node(shared.egdb, game)
+                .unwrap_or_else(|| evaluate_raw(&position, shared.params));
         }
         if is_rule_draw(game) {
             return 0;

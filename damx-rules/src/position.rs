@@ -73,6 +73,12 @@ pub enum SetupError {
         /// How many pieces it has.
         count: u32,
     },
+    /// A square is given two pieces (only [`Position::from_pieces`] can say so; a [`Setup`]
+    /// holds one piece a square).
+    SquareTwice {
+        /// The square.
+        square: Square,
+    },
 }
 
 impl fmt::Display for SetupError {
@@ -85,6 +91,7 @@ impl fmt::Display for SetupError {
                 f,
                 "{color} has {count} pieces, more than the {MAX_PIECES_PER_SIDE} a side starts with"
             ),
+            SetupError::SquareTwice { square } => write!(f, "square {square} is given two pieces"),
         }
     }
 }
@@ -184,6 +191,48 @@ impl Position {
             black,
             kings,
             setup.side_to_move,
+        ))
+    }
+
+    /// Validates a board given as four piece sets (see [`SetupError`]; a square in two of the
+    /// sets is [`SetupError::SquareTwice`]). This is the fast path for code that builds many
+    /// positions from bitboards, such as an endgame database generator.
+    pub fn from_pieces(
+        white_men: Bitboard,
+        white_kings: Bitboard,
+        black_men: Bitboard,
+        black_kings: Bitboard,
+        side_to_move: Color,
+    ) -> Result<Position, SetupError> {
+        let sets = [white_men, white_kings, black_men, black_kings].map(Bitboard::bits);
+        let mut seen = 0u64;
+        for bits in sets {
+            if let Some(square) = Bitboard::from_bits(seen & bits).first() {
+                return Err(SetupError::SquareTwice { square });
+            }
+            seen |= bits;
+        }
+        let [white_men, white_kings, black_men, black_kings] = sets;
+        for (color, men, promotion) in [
+            (Color::White, white_men, WHITE_PROMOTION),
+            (Color::Black, black_men, BLACK_PROMOTION),
+        ] {
+            if let Some(square) = Bitboard::from_bits(men & promotion).first() {
+                return Err(SetupError::ManOnPromotionRow { square, color });
+            }
+        }
+        let (white, black) = (white_men | white_kings, black_men | black_kings);
+        for (color, bits) in [(Color::White, white), (Color::Black, black)] {
+            let count = bits.count_ones();
+            if count > MAX_PIECES_PER_SIDE {
+                return Err(SetupError::TooManyPieces { color, count });
+            }
+        }
+        Ok(Position::from_parts(
+            white,
+            black,
+            white_kings | black_kings,
+            side_to_move,
         ))
     }
 
@@ -466,5 +515,40 @@ impl fmt::Display for Diagram<'_> {
             writeln!(f, "{line}    {:>2}-{:<2}", row * 5 + 1, row * 5 + 5)?;
         }
         write!(f, "{} to move", self.position.side)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(squares: &[u8]) -> Bitboard {
+        squares.iter().map(|&n| Square::new(n).unwrap()).collect()
+    }
+
+    #[test]
+    fn from_pieces_agrees_with_fen_and_rejects_bad_sets() {
+        let position = Position::from_pieces(
+            set(&[28, 33]),
+            set(&[1]),
+            set(&[12]),
+            set(&[50]),
+            Color::Black,
+        )
+        .unwrap();
+        assert_eq!(position, "B:WK1,28,33:BK50,12".parse().unwrap());
+        assert_eq!(
+            position.hash(),
+            "B:WK1,28,33:BK50,12".parse::<Position>().unwrap().hash()
+        );
+        let twice = Position::from_pieces(set(&[28]), set(&[]), set(&[]), set(&[28]), Color::White);
+        assert_eq!(
+            twice,
+            Err(SetupError::SquareTwice {
+                square: Square::new(28).unwrap()
+            })
+        );
+        let crowned = Position::from_pieces(set(&[3]), set(&[]), set(&[]), set(&[9]), Color::White);
+        assert!(matches!(crowned, Err(SetupError::ManOnPromotionRow { .. })));
     }
 }

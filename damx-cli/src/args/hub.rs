@@ -16,10 +16,6 @@ pub(crate) struct HubArgs {
     #[command(flatten)]
     engine: EngineArgs,
 
-    /// The endgame database directory (Hub parameter egdb)
-    #[arg(long, value_name = "DIR")]
-    egdb: Option<PathBuf>,
-
     /// A weights file for the evaluation (Hub parameter weights)
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
@@ -34,8 +30,9 @@ impl HubArgs {
     pub(crate) fn into_config(self) -> cmd::hub::Config {
         cmd::hub::Config {
             options: HubOptions {
-                engine: self.engine.options(),
-                egdb: self.egdb,
+                // The databases are opened at the first search, so that `init` is answered at once.
+                engine: self.engine.options_without_egdb(),
+                egdb: self.engine.egdb_dir(),
                 weights: self.weights,
                 skill: self.skill,
             },

@@ -12,6 +12,7 @@
 //! | `builtin` or `builtin=engine\|random\|first` | built-in | the damx engine (default), a random mover, or a first-legal-move player, run in process |
 //! | `depth=N`, `nodes=N`, `movetime=S` | built-in engine | a fixed strength instead of the game clock |
 //! | `threads=N`, `hash=MB` | built-in engine | its search threads and table size (default 1 and 64) |
+//! | `egdb=DIR` or `egdb=off` | built-in engine | its endgame databases (default: the default directory of `damx egdb`, when it holds any) |
 //! | `seed=N` | random mover | its seed |
 //! | `hub:PROGRAM ARGS` or `hub=PROGRAM ARGS` | Hub engine | a Hub engine program, bridged to DXP in process (with `dir`, and `depth`, `nodes`, `movetime` for a fixed strength) |
 //! | `option.NAME=VALUE` | Hub engine | sent as `set-param name=NAME value=VALUE` before `init` |
@@ -49,7 +50,7 @@ pub(crate) struct EngineSpec {
 
 /// The keys a spec may use, for error messages.
 const KEYS: &str = "name, builtin, hub, option.NAME, depth, nodes, movetime, threads, hash, \
-                    seed, cmd, dir, connect, listen";
+                    egdb, seed, cmd, dir, connect, listen";
 
 /// Reads `key=value,key=value,...` (a key alone stands for a flag).
 pub(crate) fn parse_engine(text: &str) -> Result<EngineSpec, String> {
@@ -122,6 +123,7 @@ struct SpecBuilder {
     movetime: Option<Duration>,
     threads: Option<usize>,
     hash: Option<usize>,
+    egdb: Option<PathBuf>,
     seed: Option<u64>,
     cmd: Option<Vec<String>>,
     hub: Option<Vec<String>>,
@@ -166,6 +168,7 @@ impl SpecBuilder {
             "movetime" => self.movetime = Some(parse_seconds(&needs(value)?)?),
             "threads" => self.threads = Some(number(value)?.clamp(1, 1024) as usize),
             "hash" => self.hash = Some(number(value)?.clamp(1, 65_536) as usize),
+            "egdb" => self.egdb = Some(PathBuf::from(needs(value)?)),
             "seed" => self.seed = Some(number(value)?),
             "cmd" => {
                 let words = match words {
@@ -246,6 +249,7 @@ impl SpecBuilder {
             || self.movetime.is_some()
             || self.threads.is_some()
             || self.hash.is_some()
+            || self.egdb.is_some()
             || self.seed.is_some();
         if self.builtin.is_some() && external {
             return Err(
@@ -291,6 +295,7 @@ impl SpecBuilder {
                     engine: EngineOptions {
                         threads: self.threads.unwrap_or(defaults.threads),
                         hash_mb: self.hash.unwrap_or(defaults.hash_mb),
+                        egdb: cmd::egdb::for_engine(self.egdb.as_deref()),
                         ..defaults
                     },
                     fixed,

@@ -11,6 +11,7 @@ pub(crate) mod analyse;
 pub(crate) mod bench;
 pub(crate) mod decode;
 pub(crate) mod demo;
+pub(crate) mod egdb;
 pub(crate) mod encode;
 pub(crate) mod follow;
 pub(crate) mod hub;

@@ -13,6 +13,7 @@ use std::thread;
 use std::time::{Instant, SystemTime};
 
 use crossbeam_channel::{Receiver, Sender, after, never, select, unbounded};
+use damx_engine::egdb::{Egdb, SharedEgdb};
 use damx_engine::{Engine, EngineOptions, EvalParams, Limits, StopSignal};
 use damx_rules::{Game, Move};
 
@@ -219,6 +220,7 @@ struct Built {
     engine: Engine,
     options: EngineOptions,
     weights: Option<PathBuf>,
+    egdb: Option<PathBuf>,
 }
 
 fn search_loop(jobs: &Receiver<Job>, reports: &Sender<Report>) {
@@ -240,6 +242,7 @@ fn search_loop(jobs: &Receiver<Job>, reports: &Sender<Report>) {
             b.options.threads != job.options.engine.threads
                 || b.options.hash_mb != job.options.engine.hash_mb
                 || b.weights != job.options.weights
+                || b.egdb != job.options.egdb
         });
         if stale {
             let mut options = job.options.engine.clone();
@@ -260,10 +263,14 @@ fn search_loop(jobs: &Receiver<Job>, reports: &Sender<Report>) {
                     }
                 }
             }
+            if let Some(dir) = job.options.egdb.as_deref().filter(|dir| dir.is_dir()) {
+                options.egdb = open_egdb(dir, reports);
+            }
             built = Some(Built {
                 engine: Engine::new(options.clone()),
                 options: job.options.engine.clone(),
                 weights: job.options.weights.clone(),
+                egdb: job.options.egdb.clone(),
             });
         }
         let Some(built) = &mut built else { continue };
@@ -271,6 +278,30 @@ fn search_loop(jobs: &Receiver<Job>, reports: &Sender<Report>) {
         let (best, pv) = search(&mut built.engine, &job, &stop, reports, seed);
         if reports.send(Report::Done { best, pv }).is_err() {
             return;
+        }
+    }
+}
+
+/// The endgame databases of `dir` for the engine; damaged files and an empty directory are
+/// reported as `error` lines, and the engine plays on with what loaded (or without).
+fn open_egdb(dir: &std::path::Path, reports: &Sender<Report>) -> Option<SharedEgdb> {
+    let error = |message: String| {
+        let _ = reports.send(Report::Line(Line::new("error").arg("message", message)));
+    };
+    match Egdb::open(dir) {
+        Ok(egdb) => {
+            for problem in egdb.problems() {
+                error(format!("egdb: skipped {problem}"));
+            }
+            if egdb.stats().slices == 0 {
+                error(format!("egdb: no database files in {}", dir.display()));
+                return None;
+            }
+            Some(SharedEgdb::new(egdb))
+        }
+        Err(e) => {
+            error(format!("egdb: cannot use {}: {e}", dir.display()));
+            None
         }
     }
 }
