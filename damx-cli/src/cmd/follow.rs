@@ -47,6 +47,7 @@ pub(crate) struct Config {
 
 /// Plays until the games are done, the peer stops or Ctrl-C.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+    crate::session::check_records(&config.session.records)?;
     info!(
         "engine: {} thread(s), {} MiB of hash a game, {}",
         config.player.engine.threads,

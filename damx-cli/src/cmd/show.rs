@@ -222,6 +222,9 @@ impl Show {
         out: &mut dyn Write,
     ) -> io::Result<()> {
         let key = id.unwrap_or(0);
+        if let Event::RecordFailed { .. } = event {
+            crate::session::record_failed();
+        }
         if let Event::GameStarted(info) = event {
             self.games.insert(
                 key,
