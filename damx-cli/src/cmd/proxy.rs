@@ -17,7 +17,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
-use crossbeam_channel::{Sender, unbounded};
+use crossbeam_channel::{Sender, bounded, unbounded};
 use damx_session::monitor::{Finding, Monitor, Observation, Party};
 use damx_wire::{Framer, StreamError};
 use serde_json::{Value, json};
@@ -119,7 +119,9 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         let _ = shut_a.shutdown(Shutdown::Both);
         let _ = shut_b.shutdown(Shutdown::Both);
     });
-    let (traffic_tx, traffic) = unbounded::<Traffic>();
+    // Bounded: a program that floods the other makes its copy wait for the log, not memory
+    // grow.
+    let (traffic_tx, traffic) = bounded::<Traffic>(TRAFFIC_KEPT);
     spawn_copy(Party::A, clone(&a)?, clone(&b)?, traffic_tx.clone());
     spawn_copy(Party::B, clone(&b)?, clone(&a)?, traffic_tx);
 
@@ -205,6 +207,9 @@ fn connect(address: &Address) -> Result<TcpStream, Error> {
     })
 }
 
+/// How many chunks read wait for the log before the copying waits.
+const TRAFFIC_KEPT: usize = 256;
+
 /// Copies `from`'s bytes to `to` as they come, reporting each chunk first; at the end of
 /// `from`, half-closes `to` so that the other program sees the end too.
 fn spawn_copy(party: Party, mut from: TcpStream, mut to: TcpStream, traffic: Sender<Traffic>) {
@@ -252,7 +257,9 @@ impl Log {
                 .map_err(io::Error::from)
                 .and_then(|()| writeln!(out))
         } else {
-            writeln!(out, "{}", text())
+            // What the programs sent is data: no control character reaches the terminal, and
+            // a line break in a chat cannot start a line of its own.
+            writeln!(out, "{}", super::show::escaped(&text()))
         };
         written.and_then(|()| out.flush()).map_err(Error::stdout)
     }
