@@ -147,6 +147,52 @@ mod tests {
         }
     }
 
+    /// The engine and its table exist only while a game runs: made at its start (or its first
+    /// move), dropped at its end.
+    #[test]
+    fn the_engine_lives_as_long_as_a_game() {
+        let mut player = EnginePlayer::new(small());
+        assert!(player.engine.is_none());
+        let info = GameInfo {
+            number: 1,
+            role: crate::Role::Follower,
+            our_name: "damx".into(),
+            peer_name: "peer".into(),
+            our_color: damx_rules::Color::White,
+            minutes: 0,
+            move_limit: None,
+            start: damx_rules::Position::initial(),
+        };
+        player.new_game(&info);
+        assert!(player.engine.is_some());
+        let record = crate::GameRecord {
+            number: 1,
+            role: crate::Role::Follower,
+            white: "damx".into(),
+            black: "peer".into(),
+            our_color: damx_rules::Color::White,
+            minutes: 0,
+            move_limit: None,
+            start: damx_rules::Position::initial(),
+            moves: Vec::new(),
+            seconds: Vec::new(),
+            result: damx_rules::GameResult::Unfinished,
+            termination: crate::Termination::Aborted,
+            site: None,
+            date: None,
+        };
+        player.game_over(&record);
+        assert!(player.engine.is_none());
+        let stop = StopSignal::new();
+        player.options.fixed = Some(Limits::depth(1));
+        assert!(
+            player
+                .choose_move(&Game::default(), &ClockState::default(), &stop)
+                .is_some()
+        );
+        assert!(player.engine.is_some());
+    }
+
     /// The clock, the move limit and the fixed limits turn into the right engine limits.
     #[test]
     fn limits_follow_the_game() {

@@ -172,3 +172,18 @@ where
     output.map_err(Error::stdout)?;
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--hash` is shared by the games that may run at once, at least 1 MiB each.
+    #[test]
+    fn hash_is_shared_by_the_games() {
+        assert_eq!(hash_per_game(64, 1), 64);
+        assert_eq!(hash_per_game(64, 4), 16);
+        assert_eq!(hash_per_game(64, 64), 1);
+        assert_eq!(hash_per_game(64, 256), 1);
+        assert_eq!(hash_per_game(100, 0), 100);
+    }
+}
