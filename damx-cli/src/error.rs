@@ -8,7 +8,7 @@
 //! | 3 | I/O: a file, standard input or standard output failed |
 //! | 4 | the peer: the other DXP program broke the protocol, refused every game, went silent, or the connection failed in the middle of a game (each violation was reported as it happened; the games are saved) |
 //! | 5 | network: cannot listen (address in use, not an address of this machine) or connect (refused, unreachable, unknown host) |
-//! | 130 | interrupted by Ctrl-C: the running game was ended with a GAMEEND (stop code `1`) and saved |
+//! | 130 | interrupted by Ctrl-C, SIGTERM or SIGHUP: the running game was ended with a GAMEEND (stop code `1`) and saved |
 //!
 //! A closed standard output (`damx decode ... | head -1`) is not a failure: the command stops
 //! quietly with code 0, as ripgrep does.
@@ -115,7 +115,7 @@ impl fmt::Display for Error {
             Error::Io { context, source } | Error::Network { context, source } => {
                 write!(f, "{context}: {}", describe_io(source))
             }
-            Error::Interrupted => f.write_str("interrupted by Ctrl-C"),
+            Error::Interrupted => f.write_str("interrupted (Ctrl-C, SIGTERM or SIGHUP)"),
         }
     }
 }

@@ -38,7 +38,7 @@
 //! (clap's own, including a FEN argument that does not parse, and a `--game`/`--ply` the PDN
 //! file does not have); 3 I/O error; 4 the DXP peer broke the protocol, refused every game,
 //! went silent or the connection failed during a game; 5 network error (cannot listen or
-//! connect); 130 interrupted by Ctrl-C, after the running game was ended with a GAMEEND and
+//! connect); 130 interrupted by Ctrl-C, SIGTERM or SIGHUP, after the running game was ended with a GAMEEND and
 //! saved (see [`session`]). A standard output closed by its reader ends the command quietly
 //! with 0.
 #![forbid(unsafe_code)]

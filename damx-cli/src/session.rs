@@ -1,8 +1,10 @@
 //! What the session commands share: addresses, Ctrl-C, and the exit code a session earns.
 //!
-//! # Ctrl-C
+//! # Ctrl-C, SIGTERM and SIGHUP
 //!
-//! A session command routes Ctrl-C (SIGINT) to its session with [`on_interrupt`]: the first
+//! A session command routes Ctrl-C (SIGINT), and as well SIGTERM (`kill`, `systemctl stop`,
+//! a container stopping) and SIGHUP (the terminal closed), to its session with
+//! [`on_interrupt`]: the first
 //! one asks the session to stop ([`Command::Stop`]: the running game ends with a GAMEEND with
 //! stop code `1` on our turn, its record is saved, and the connection closes), the second one
 //! aborts it ([`Command::Abort`]: the connection closes at once, the game is recorded as
@@ -14,14 +16,19 @@
 //!
 //! [`verdict`] turns the sessions' reports into the command's result: the peer broke the
 //! protocol, went silent, refused every game or lost the connection in the middle of a game:
-//! exit code 4; interrupted: 130; otherwise success.
+//! exit code 4; interrupted: 130; a game record that could not be saved: 3; otherwise
+//! success. [`check_records`] refuses at the start a records directory that cannot be written.
 
 use std::fmt;
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, Once};
 
-use damx_session::{CloseReason, Command, SessionError, SessionReport, Termination};
+use std::path::{Path, PathBuf};
+
+use damx_session::{
+    CloseReason, Command, PdnTarget, RecordOptions, SessionError, SessionReport, Termination,
+};
 
 use crate::error::Error;
 use crate::log::{debug, note};
@@ -127,6 +134,45 @@ pub(crate) fn session_error(error: SessionError) -> Error {
     }
 }
 
+/// How many game records could not be saved.
+static RECORDS_FAILED: AtomicUsize = AtomicUsize::new(0);
+
+/// Notes a game record that could not be saved: the command will exit with code 3.
+pub(crate) fn record_failed() {
+    RECORDS_FAILED.fetch_add(1, Ordering::SeqCst);
+}
+
+/// Checks, before any game, that the PDN records can be written: the directory (made if
+/// needed) takes a new file, or the file can be opened for appending.
+pub(crate) fn check_records(records: &RecordOptions) -> Result<(), Error> {
+    let Some(target) = &records.pdn else {
+        return Ok(());
+    };
+    let (dir, file) = match target {
+        PdnTarget::Directory(dir) => (dir.clone(), None),
+        PdnTarget::File(path) => (
+            path.parent()
+                .filter(|parent| !parent.as_os_str().is_empty())
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from(".")),
+            Some(path),
+        ),
+    };
+    std::fs::create_dir_all(&dir).map_err(|source| Error::file("create", &dir, source))?;
+    if let Some(file) = file {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(file)
+            .map_err(|source| Error::file("write", file, source))?;
+        return Ok(());
+    }
+    let probe = dir.join(format!(".damx-write-test-{}", std::process::id()));
+    std::fs::File::create(&probe).map_err(|source| Error::file("write in", &dir, source))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
 /// How many times Ctrl-C was pressed.
 static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
 
@@ -196,6 +242,16 @@ pub(crate) fn verdict<'a>(
 ) -> Result<(), Error> {
     if interrupted() {
         return Err(Error::Interrupted);
+    }
+    let failed = RECORDS_FAILED.load(Ordering::SeqCst);
+    if failed > 0 {
+        return Err(Error::Io {
+            context: format!(
+                "{failed} game record{} could not be saved (reported above)",
+                if failed == 1 { "" } else { "s" }
+            ),
+            source: std::io::Error::other("write failed"),
+        });
     }
     let mut violations = 0;
     let mut trouble = None;

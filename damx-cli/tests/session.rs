@@ -90,8 +90,13 @@ impl Damx {
 
     /// Sends SIGINT, as Ctrl-C does.
     fn interrupt(&self) {
+        self.signal("INT");
+    }
+
+    /// Sends the signal `name` (`INT`, `TERM`, `HUP`).
+    fn signal(&self, name: &str) {
         let status = Command::new("kill")
-            .args(["-INT", &self.child.id().to_string()])
+            .args([&format!("-{name}"), &self.child.id().to_string()])
             .status()
             .expect("kill runs");
         assert!(status.success());
@@ -265,6 +270,50 @@ fn follow_and_initiate_play_a_complete_game() {
 
 /// The other socket direction: `initiate` listens and `follow` connects. Two games with a move
 /// limit, damx-initiate black in both (`--color black`), the Follower's PDN in a directory.
+/// A records directory that cannot be written is refused before any game (exit code 3); a
+/// record that cannot be saved once games run makes the command exit with code 3 too.
+#[test]
+fn records_that_cannot_be_saved_exit_3() {
+    let dir = TempDir::new("unsaved");
+    let blocker = dir.path("a-file");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let under_a_file = format!("{blocker}/games");
+    let refused = Damx::start(&args(
+        &["follow", "--listen", "127.0.0.1:0", "--pdn", &under_a_file],
+        QUICK,
+    ));
+    let (code, out, errors) = refused.finish();
+    assert_eq!(code, 3, "{out}\n{errors}");
+    assert!(errors.contains("cannot create"), "{errors}");
+
+    // The directory is there at the start, and a file by the time the game ends.
+    let games = dir.path("games");
+    let mut follower = Damx::start(&args(
+        &[
+            "follow",
+            "--listen",
+            "127.0.0.1:0",
+            "--games",
+            "1",
+            "--pdn",
+            &games,
+        ],
+        QUICK,
+    ));
+    let port = follower.listening_port().to_string();
+    std::fs::remove_dir(&games).unwrap();
+    std::fs::write(&games, "in the way").unwrap();
+    let initiator = Damx::start(&args(
+        &["initiate", "--connect", &format!("127.0.0.1:{port}")],
+        QUICK,
+    ));
+    let (code, out, errors) = initiator.finish();
+    assert_eq!(code, 0, "{out}\n{errors}");
+    let (code, out, errors) = follower.finish();
+    assert_eq!(code, 3, "{out}\n{errors}");
+    assert!(errors.contains("could not be saved"), "{errors}");
+}
+
 #[test]
 fn initiate_listens_and_follow_connects() {
     let dir = TempDir::new("initiate-listens");
@@ -742,7 +791,19 @@ fn proxy_flags_an_illegal_move() {
 /// stop, ends with 0.
 #[test]
 fn ctrl_c_ends_the_game_with_a_gameend_and_saves_it() {
-    let dir = TempDir::new("sigint");
+    ends_the_game_with_a_gameend_and_saves_it("INT");
+}
+
+/// SIGTERM (`kill`, a service or container stopping) and SIGHUP (the terminal closed) do as
+/// Ctrl-C does.
+#[test]
+fn sigterm_and_sighup_end_the_game_with_a_gameend_and_save_it() {
+    ends_the_game_with_a_gameend_and_saves_it("TERM");
+    ends_the_game_with_a_gameend_and_saves_it("HUP");
+}
+
+fn ends_the_game_with_a_gameend_and_saves_it(signal: &str) {
+    let dir = TempDir::new(&format!("sig{signal}"));
     let pdn = dir.path("games.pdn");
     let transcript = dir.path("dxp.jsonl");
     let mut initiator = Damx::start(&[
@@ -768,11 +829,14 @@ fn ctrl_c_ends_the_game_with_a_gameend_and_saves_it() {
         QUICK,
     ));
     initiator.expect("a few moves", |line| line.starts_with("   3.   "));
-    initiator.interrupt();
+    initiator.signal(signal);
     let (code, out, errors) = initiator.finish();
     assert_eq!(code, 130, "{out}\n{errors}");
     assert!(errors.contains("damx: stopping"), "{errors}");
-    assert!(errors.ends_with("damx: interrupted by Ctrl-C"), "{errors}");
+    assert!(
+        errors.ends_with("damx: interrupted (Ctrl-C, SIGTERM or SIGHUP)"),
+        "{errors}"
+    );
     let frames: Vec<serde_json::Value> = std::fs::read_to_string(&transcript)
         .unwrap()
         .lines()

@@ -164,6 +164,8 @@ impl PdnGame {
     }
 }
 
+/// A tag value as a PDN string: `\\` and `"` escaped with a backslash, line breaks and tabs
+/// made blanks, other control characters (which a PDN string may not hold) made `?`.
 fn escape(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for c in value.chars() {
@@ -173,6 +175,8 @@ fn escape(value: &str) -> String {
                 out.push(c);
             }
             '\n' | '\r' | '\t' => out.push(' '),
+            // PDN, as PGN, allows no non-printing character in a string.
+            c if c.is_control() => out.push('?'),
             c => out.push(c),
         }
     }

@@ -227,3 +227,20 @@ proptest! {
         let _ = parse_fen_list(&text);
     }
 }
+
+/// A tag value from a peer cannot break out of its string or carry a control character: a
+/// quote and a backslash are escaped, a line break becomes a blank, ESC and BEL become `?`.
+#[test]
+fn hostile_tag_values_stay_one_string() {
+    let mut game = PdnGame::new(Position::initial(), Vec::new(), GameResult::Unfinished);
+    game.set_tag("White", "\x1b[31mred\x07\r\n[Result \"2-0\"] \\");
+    let text = game.to_string();
+    assert!(
+        text.contains("[White \"?[31mred?  [Result \\\"2-0\\\"] \\\\\"]\n"),
+        "{text}"
+    );
+    assert!(!text.chars().any(|c| c.is_control() && c != '\n'));
+    let read = parse_games(&text).unwrap();
+    assert_eq!(read[0].tag("White"), Some("?[31mred?  [Result \"2-0\"] \\"));
+    assert_eq!(read[0].result, GameResult::Unfinished);
+}

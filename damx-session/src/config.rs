@@ -88,6 +88,9 @@ impl Default for InitiatorConfig {
     }
 }
 
+/// The longest game a Follower accepts by default, in minutes each.
+pub const DEFAULT_MAX_MINUTES: u16 = 120;
+
 /// A check the Follower applies to each GAMEREQ: `Err(why)` refuses it with `A…2`.
 pub type GameFilter = Arc<dyn Fn(&GameReq) -> Result<(), String> + Send + Sync>;
 
@@ -100,15 +103,19 @@ pub struct FollowerConfig {
     pub max_games: Option<u32>,
     /// An extra check for each request (for example a minimum thinking time).
     pub filter: Option<GameFilter>,
+    /// The longest game accepted, in minutes each (a longer one is refused with `A…2`): a
+    /// silent peer may hold a clocked game this long.
+    pub max_minutes: u16,
 }
 
 impl Default for FollowerConfig {
-    /// Accept every playable game, without a limit.
+    /// Accept every playable game of at most 120 minutes each, without a limit on games.
     fn default() -> FollowerConfig {
         FollowerConfig {
             accept_games: true,
             max_games: None,
             filter: None,
+            max_minutes: DEFAULT_MAX_MINUTES,
         }
     }
 }
@@ -119,6 +126,7 @@ impl fmt::Debug for FollowerConfig {
             .field("accept_games", &self.accept_games)
             .field("max_games", &self.max_games)
             .field("filter", &self.filter.as_ref().map(|_| "..."))
+            .field("max_minutes", &self.max_minutes)
             .finish()
     }
 }
@@ -174,7 +182,10 @@ pub struct Timeouts {
     /// For an answer the peer owes at once: GAMEACC after our GAMEREQ, the GAMEEND
     /// acknowledgement, BACKACC after our BACKREQ.
     pub reply: Duration,
-    /// For the Follower, waiting for the (next) GAMEREQ.
+    /// For the Follower, waiting for the first GAMEREQ after the connection is made (real
+    /// programs send it at once; a silent client must not hold a server's place).
+    pub first_request: Duration,
+    /// For the Follower, waiting for the next GAMEREQ after a game.
     pub idle: Duration,
     /// For the peer's move in a game without a clock (`None`: wait as long as it takes; the
     /// user can still stop). With a clock, the peer may take its remaining time plus
@@ -187,15 +198,49 @@ pub struct Timeouts {
 }
 
 impl Default for Timeouts {
-    /// Replies 30 s, idle 10 min, no limit on moves without a clock, grace 5 s, take-back
-    /// answer 60 s.
+    /// Replies 30 s, the first GAMEREQ 10 s, idle 10 min, 5 min a move without a clock,
+    /// grace 5 s, take-back answer 60 s.
     fn default() -> Timeouts {
         Timeouts {
             reply: Duration::from_secs(30),
+            first_request: Duration::from_secs(10),
             idle: Duration::from_secs(600),
-            peer_move: None,
+            peer_move: Some(Duration::from_secs(300)),
             clock_grace: Duration::from_secs(5),
             take_back_answer: Duration::from_secs(60),
+        }
+    }
+}
+
+/// How much noise a peer may make before its connection is ended: violations (undecodable,
+/// empty or out-of-state frames), chats and take-back requests.
+///
+/// Noise is counted in a bucket that holds [`NoiseBudget::burst`] and refills at
+/// [`NoiseBudget::per_second`]; a peer that empties it, or that commits
+/// [`NoiseBudget::per_connection`] violations in all, has its game ended (GAMEEND, stop code
+/// `1`) and its connection closed. Only the first [`NoiseBudget::replies_per_second`] errors a
+/// second are told to the peer by CHAT, so that noise never makes a queue of replies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoiseBudget {
+    /// How much noise at once.
+    pub burst: u32,
+    /// How much noise a second, on average, after the burst.
+    pub per_second: u32,
+    /// How many violations in all, for the whole connection (chats and take-back requests
+    /// that are not violations are not counted).
+    pub per_connection: u32,
+    /// How many errors a second are told to the peer by CHAT.
+    pub replies_per_second: u32,
+}
+
+impl Default for NoiseBudget {
+    /// A burst of 20, 5 a second, 200 violations a connection, 5 CHAT replies a second.
+    fn default() -> NoiseBudget {
+        NoiseBudget {
+            burst: 20,
+            per_second: 5,
+            per_connection: 200,
+            replies_per_second: 5,
         }
     }
 }
@@ -244,6 +289,8 @@ pub struct SessionConfig {
     pub frame_gap: Duration,
     /// Records and transcript.
     pub records: RecordOptions,
+    /// How much noise the peer may make.
+    pub noise: NoiseBudget,
 }
 
 impl SessionConfig {
@@ -276,6 +323,7 @@ impl Default for SessionConfig {
             end_on_time: true,
             frame_gap: Duration::from_millis(100),
             records: RecordOptions::default(),
+            noise: NoiseBudget::default(),
         }
     }
 }

@@ -10,6 +10,11 @@
 //! [`Incoming::Failed`]. Nothing here panics on what the peer sends, and the reader never holds
 //! more than one frame's worth of unframed bytes.
 //!
+//! Both directions are bounded whatever the peer does: at most [`INCOMING_KEPT`] received
+//! items wait for the session (past that the reader stops reading, and TCP slows the peer
+//! down), and at most [`CHATS_QUEUED`] CHAT messages wait for the writer (more are dropped;
+//! game messages never are).
+//!
 //! The same threads run over a [`TcpStream`] ([`Connection::tcp`]) or over an in-memory pipe
 //! ([`Connection::pair`], for tests). Every frame in and out can be written to a
 //! [`Transcript`].
@@ -18,6 +23,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -28,6 +34,12 @@ use damx_wire::{Framer, Message, StreamError};
 
 use crate::event::Direction;
 use crate::machine::Incoming;
+
+/// How many received items wait for the session before the reader stops reading.
+pub const INCOMING_KEPT: usize = 64;
+
+/// How many CHAT messages may wait for the writer; more are dropped.
+pub const CHATS_QUEUED: usize = 8;
 
 /// How many notes of MOVE frames written [`Connection::moves_sent`] keeps while unread.
 pub const MOVES_SENT_KEPT: usize = 64;
@@ -77,6 +89,8 @@ pub struct Connection {
     writer_done: Receiver<()>,
     shut: Arc<dyn Shut>,
     peer: Option<SocketAddr>,
+    /// CHAT messages queued and not yet written.
+    chats_queued: Arc<AtomicUsize>,
 }
 
 impl Connection {
@@ -138,8 +152,10 @@ impl Connection {
         peer: Option<SocketAddr>,
         options: ConnectionOptions,
     ) -> Connection {
-        let (incoming_tx, incoming) = unbounded();
+        let (incoming_tx, incoming) = bounded(INCOMING_KEPT);
         let (outgoing, outgoing_rx) = unbounded();
+        let chats_queued = Arc::new(AtomicUsize::new(0));
+        let chats_written = Arc::clone(&chats_queued);
         let (writer_done_tx, writer_done) = unbounded();
         let (moves_sent_tx, moves_sent) = bounded(MOVES_SENT_KEPT);
         let transcript = options.transcript.clone();
@@ -156,6 +172,7 @@ impl Connection {
                 let sides = Sides {
                     incoming: &incoming_tx,
                     moves_sent: &moves_sent_tx,
+                    chats_queued: &chats_written,
                 };
                 write_loop(writer, &outgoing_rx, gap, &sides, transcript.as_ref());
                 finish_write();
@@ -169,6 +186,7 @@ impl Connection {
             writer_done,
             shut,
             peer,
+            chats_queued,
         }
     }
 
@@ -184,9 +202,16 @@ impl Connection {
         &self.moves_sent
     }
 
-    /// Queues a message for the writer (nothing happens once the connection is closed).
-    pub fn send(&self, message: Message) {
-        let _ = self.outgoing.send(Outgoing::Message(message));
+    /// Queues a message for the writer (nothing happens once the connection is closed). A CHAT
+    /// is dropped while [`CHATS_QUEUED`] others wait; returns whether the message was queued.
+    pub fn send(&self, message: Message) -> bool {
+        if matches!(message, Message::Chat(_))
+            && self.chats_queued.fetch_add(1, Ordering::SeqCst) >= CHATS_QUEUED
+        {
+            self.chats_queued.fetch_sub(1, Ordering::SeqCst);
+            return false;
+        }
+        self.outgoing.send(Outgoing::Message(message)).is_ok()
     }
 
     /// The peer's address, for a TCP connection.
@@ -262,6 +287,8 @@ fn log_incoming(transcript: Option<&Transcript>, item: &Incoming) {
 struct Sides<'a> {
     incoming: &'a Sender<Incoming>,
     moves_sent: &'a Sender<Instant>,
+    /// Counted down as each CHAT is written.
+    chats_queued: &'a AtomicUsize,
 }
 
 fn write_loop(
@@ -273,6 +300,11 @@ fn write_loop(
 ) {
     let mut last_write: Option<Instant> = None;
     while let Ok(Outgoing::Message(message)) = outgoing.recv() {
+        if matches!(message, Message::Chat(_)) {
+            let _ = sides
+                .chats_queued
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+        }
         if let Some(last) = last_write {
             let since = last.elapsed();
             if since < gap {
@@ -492,6 +524,7 @@ mod tests {
         let sides = Sides {
             incoming: &incoming,
             moves_sent: &moves_sent,
+            chats_queued: &AtomicUsize::new(0),
         };
         for text in ["CFirst", "CSecond", "M0001322800"] {
             outgoing_tx.send(Outgoing::Message(message(text))).unwrap();
@@ -526,6 +559,7 @@ mod tests {
         let sides = Sides {
             incoming: &incoming,
             moves_sent: &moves_sent,
+            chats_queued: &AtomicUsize::new(0),
         };
         write_loop(Broken, &outgoing, gap, &sides, None);
         assert!(matches!(incoming_rx.try_recv(), Ok(Incoming::Failed(_))));

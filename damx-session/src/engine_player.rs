@@ -8,6 +8,10 @@
 //! fixed limit ([`EnginePlayerOptions::fixed`], for example a depth) replaces both, for tests
 //! and reproducible games. The engine's progress reports can be followed through a channel
 //! ([`EnginePlayer::with_progress`]).
+//!
+//! The engine, and its transposition table, is made when a game starts (on the session's
+//! player thread) and dropped when the game is over: a connection that plays no game costs no
+//! table, and a server's memory follows the games it runs, not the connections it holds.
 
 use std::time::Duration;
 
@@ -48,7 +52,8 @@ impl Default for EnginePlayerOptions {
 /// The damx engine behind the [`Player`] trait.
 pub struct EnginePlayer {
     options: EnginePlayerOptions,
-    engine: Engine,
+    /// The engine of the running game; made by [`Player::new_game`] (or the first move).
+    engine: Option<Engine>,
     progress: Option<Sender<Progress>>,
 }
 
@@ -56,7 +61,7 @@ impl EnginePlayer {
     /// An engine set up as `options` says.
     pub fn new(options: EnginePlayerOptions) -> EnginePlayer {
         EnginePlayer {
-            engine: Engine::new(options.engine.clone()),
+            engine: None,
             options,
             progress: None,
         }
@@ -98,7 +103,13 @@ impl Player for EnginePlayer {
     }
 
     fn new_game(&mut self, _: &GameInfo) {
-        self.engine.new_game();
+        // A fresh engine behaves as one whose table was cleared.
+        self.engine = None;
+        self.engine = Some(Engine::new(self.options.engine.clone()));
+    }
+
+    fn game_over(&mut self, _: &crate::GameRecord) {
+        self.engine = None;
     }
 
     fn choose_move(&mut self, game: &Game, clock: &ClockState, stop: &StopSignal) -> Option<Move> {
@@ -109,7 +120,11 @@ impl Player for EnginePlayer {
                 let _ = progress.send(report.clone());
             }
         };
-        let result = self.engine.search(game, &limits, stop, &mut observer);
+        let options = &self.options.engine;
+        let engine = self
+            .engine
+            .get_or_insert_with(|| Engine::new(options.clone()));
+        let result = engine.search(game, &limits, stop, &mut observer);
         // The engine answers a legal move whenever there is one, even when stopped early.
         result
             .best_move
@@ -130,6 +145,52 @@ mod tests {
             },
             ..EnginePlayerOptions::default()
         }
+    }
+
+    /// The engine and its table exist only while a game runs: made at its start (or its first
+    /// move), dropped at its end.
+    #[test]
+    fn the_engine_lives_as_long_as_a_game() {
+        let mut player = EnginePlayer::new(small());
+        assert!(player.engine.is_none());
+        let info = GameInfo {
+            number: 1,
+            role: crate::Role::Follower,
+            our_name: "damx".into(),
+            peer_name: "peer".into(),
+            our_color: damx_rules::Color::White,
+            minutes: 0,
+            move_limit: None,
+            start: damx_rules::Position::initial(),
+        };
+        player.new_game(&info);
+        assert!(player.engine.is_some());
+        let record = crate::GameRecord {
+            number: 1,
+            role: crate::Role::Follower,
+            white: "damx".into(),
+            black: "peer".into(),
+            our_color: damx_rules::Color::White,
+            minutes: 0,
+            move_limit: None,
+            start: damx_rules::Position::initial(),
+            moves: Vec::new(),
+            seconds: Vec::new(),
+            result: damx_rules::GameResult::Unfinished,
+            termination: crate::Termination::Aborted,
+            site: None,
+            date: None,
+        };
+        player.game_over(&record);
+        assert!(player.engine.is_none());
+        let stop = StopSignal::new();
+        player.options.fixed = Some(Limits::depth(1));
+        assert!(
+            player
+                .choose_move(&Game::default(), &ClockState::default(), &stop)
+                .is_some()
+        );
+        assert!(player.engine.is_some());
     }
 
     /// The clock, the move limit and the fixed limits turn into the right engine limits.

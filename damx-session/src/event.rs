@@ -131,6 +131,8 @@ pub enum CloseReason {
     PeerSilent,
     /// No GAMEREQ arrived within the idle time-out.
     Idle,
+    /// The peer made more noise than the [`NoiseBudget`](crate::NoiseBudget) allows.
+    Noise,
     /// Our user aborted the session.
     Aborted,
 }
@@ -152,6 +154,7 @@ impl fmt::Display for CloseReason {
             CloseReason::ConnectionFailed(why) => write!(f, "connection failed: {why}"),
             CloseReason::PeerSilent => f.write_str("the peer went silent"),
             CloseReason::Idle => f.write_str("no game requested in time"),
+            CloseReason::Noise => f.write_str("the peer sent too many bad frames or requests"),
             CloseReason::Aborted => f.write_str("aborted"),
         }
     }

@@ -116,8 +116,8 @@ pub mod server;
 pub mod tournament;
 
 pub use config::{
-    FollowerConfig, GameFilter, GameSettings, InitiatorConfig, PdnTarget, RecordOptions, Role,
-    RoleConfig, SessionConfig, Timeouts,
+    DEFAULT_MAX_MINUTES, FollowerConfig, GameFilter, GameSettings, InitiatorConfig, NoiseBudget,
+    PdnTarget, RecordOptions, Role, RoleConfig, SessionConfig, Timeouts,
 };
 pub use connection::{Connection, ConnectionOptions, Transcript};
 pub use damx_rules::GameResult;

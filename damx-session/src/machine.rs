@@ -80,7 +80,7 @@ use damx_wire::{
     StreamError,
 };
 
-use crate::config::{GameSettings, Role, RoleConfig, SessionConfig, Timeouts};
+use crate::config::{GameSettings, NoiseBudget, Role, RoleConfig, SessionConfig, Timeouts};
 use crate::convert::{
     back_request_for_ply, back_request_ply, color_from_wire, color_to_wire, match_move,
     move_to_wire, start_position, start_to_wire,
@@ -390,6 +390,22 @@ pub struct Machine {
     want_stop: bool,
     next_ticket: u64,
     close_reason: Option<CloseReason>,
+    budget: NoiseBudget,
+    noise: Noise,
+}
+
+/// The noise counted so far against the [`NoiseBudget`]: a leaky bucket, the violations of
+/// the connection, and the CHAT replies of the current second.
+#[derive(Debug, Default)]
+struct Noise {
+    /// The bucket's level: one a noise, draining at the budget's rate a second.
+    level: f64,
+    /// When the level was last brought up to date.
+    at: Option<Instant>,
+    /// Violations since the connection was made.
+    violations: u32,
+    /// The second in which CHAT replies are counted, and how many were sent in it.
+    replies: Option<(Instant, u32)>,
 }
 
 impl Machine {
@@ -409,6 +425,8 @@ impl Machine {
             want_stop: false,
             next_ticket: 0,
             close_reason: None,
+            budget: config.noise,
+            noise: Noise::default(),
         }
     }
 
@@ -419,7 +437,9 @@ impl Machine {
         if matches!(self.phase, Phase::NotStarted) {
             self.phase = match self.role.role() {
                 Role::Initiator => self.request_next(now, &mut out),
-                Role::Follower => self.await_request(now),
+                Role::Follower => Phase::AwaitingRequest {
+                    deadline: now + self.timeouts.first_request,
+                },
             };
         }
         out
@@ -432,7 +452,17 @@ impl Machine {
         self.phase = match phase {
             Phase::Closed => Phase::Closed,
             phase => match input {
-                Input::Peer(incoming) => self.on_incoming(phase, now, incoming, &mut out),
+                Input::Peer(incoming) => {
+                    let noisy = match &incoming {
+                        Incoming::Bad(_) => true,
+                        Incoming::Message(message) => {
+                            matches!(message, Message::Chat(_) | Message::BackReq(_))
+                        }
+                        Incoming::Closed | Incoming::Failed(_) => false,
+                    };
+                    let phase = self.on_incoming(phase, now, incoming, &mut out);
+                    self.count_noise(phase, now, noisy, &mut out)
+                }
                 Input::MoveChosen { ticket, mv } => {
                     self.on_move_chosen(phase, now, ticket, mv, &mut out)
                 }
@@ -785,6 +815,12 @@ impl Machine {
             Some((AcceptCode::NoGames, "not accepting games".to_owned()))
         } else if let Err(error) = &start {
             Some((AcceptCode::GameNotAcceptable, error.to_string()))
+        } else if request.minutes.get() > config.max_minutes {
+            let why = format!(
+                "games of more than {} minutes each are not accepted",
+                config.max_minutes
+            );
+            Some((AcceptCode::GameNotAcceptable, why))
         } else if let Some(Err(why)) = config.filter.as_ref().map(|filter| filter(&request)) {
             Some((AcceptCode::GameNotAcceptable, why))
         } else {
@@ -1090,8 +1126,12 @@ impl Machine {
                 self.close(CloseReason::PeerSilent, out)
             }
             Phase::AwaitingRequest { deadline } if now >= deadline => {
-                let idle = self.timeouts.idle.as_secs();
-                let what = format!("no GAMEREQ within {idle} s");
+                let idle = if self.games_started == 0 {
+                    self.timeouts.first_request
+                } else {
+                    self.timeouts.idle
+                };
+                let what = format!("no GAMEREQ within {} s", idle.as_secs());
                 violation(what, None, true, ViolationAction::Closed, out);
                 self.close(CloseReason::Idle, out)
             }
@@ -1149,6 +1189,88 @@ impl Machine {
             return self.close(CloseReason::PeerSilent, out);
         }
         Phase::Playing(play)
+    }
+
+    // ---- noise ---------------------------------------------------------------------------
+
+    /// Counts what the peer's last input cost against the [`NoiseBudget`] (`noisy`, or a
+    /// violation among `out`), keeps the CHAT replies within their rate, and ends the
+    /// connection once the budget is spent.
+    fn count_noise(
+        &mut self,
+        phase: Phase,
+        now: Instant,
+        noisy: bool,
+        out: &mut Vec<Output>,
+    ) -> Phase {
+        let violations = out
+            .iter()
+            .filter(|output| {
+                matches!(output, Output::Event(Event::Violation(v))
+                    if v.action != ViolationAction::Tolerated)
+            })
+            .count() as u32;
+        if (!noisy && violations == 0) || matches!(phase, Phase::Closed) {
+            return phase;
+        }
+        let budget = self.budget;
+        if let Some(at) = self.noise.at {
+            let drained =
+                now.saturating_duration_since(at).as_secs_f64() * f64::from(budget.per_second);
+            self.noise.level = (self.noise.level - drained).max(0.0);
+        }
+        self.noise.at = Some(now);
+        self.noise.level += 1.0;
+        self.noise.violations = self.noise.violations.saturating_add(violations);
+        // The replies of this second.
+        let (since, mut sent) = match self.noise.replies {
+            Some((since, sent))
+                if now.saturating_duration_since(since) < Duration::from_secs(1) =>
+            {
+                (since, sent)
+            }
+            _ => (now, 0),
+        };
+        out.retain(|output| {
+            if !matches!(output, Output::Send(Message::Chat(_))) {
+                return true;
+            }
+            sent += 1;
+            sent <= budget.replies_per_second
+        });
+        self.noise.replies = Some((since, sent));
+        if self.noise.level <= f64::from(budget.burst)
+            && self.noise.violations <= budget.per_connection
+        {
+            return phase;
+        }
+        self.too_noisy(phase, out)
+    }
+
+    /// Ends the game (GAMEEND, stop code `1`) and the connection of a peer past its budget.
+    fn too_noisy(&mut self, phase: Phase, out: &mut Vec<Output>) -> Phase {
+        let budget = self.budget;
+        if let Phase::Playing(mut play) = phase {
+            self.stop_thinking(&mut play, out);
+            send(
+                out,
+                GameEnd {
+                    reason: EndReason::NoReason,
+                    stop: StopCode::Stop,
+                },
+            );
+            let termination = Termination::Noise {
+                by: play.their_color(),
+            };
+            self.finish_game(&play, win(play.our_color()), termination, out);
+        }
+        let what = format!(
+            "too much noise: more than {} bad frames, chats or take-back requests at once \
+             ({} a second after that) or {} violations in all",
+            budget.burst, budget.per_second, budget.per_connection
+        );
+        violation(what, None, false, ViolationAction::Closed, out);
+        self.close(CloseReason::Noise, out)
     }
 
     // ---- transitions ---------------------------------------------------------------------

@@ -105,6 +105,12 @@ pub enum Termination {
         /// How long we waited, in seconds.
         seconds: u64,
     },
+    /// A side made more noise (bad frames, chats, take-back requests) than the
+    /// [`NoiseBudget`](crate::NoiseBudget) allows.
+    Noise {
+        /// That side.
+        by: Color,
+    },
     /// A side's player failed (for example, chose an illegal move).
     PlayerFailed {
         /// That side.
@@ -152,6 +158,7 @@ impl fmt::Display for Termination {
                 write!(f, "{by} sent an undecodable message: {raw} ({why})")
             }
             Termination::Silent { by, seconds } => write!(f, "{by} sent nothing for {seconds} s"),
+            Termination::Noise { by } => write!(f, "{by} sent too many bad frames or requests"),
             Termination::PlayerFailed { by, why } => write!(f, "{by}'s player failed: {why}"),
             Termination::ConnectionLost => f.write_str("connection lost"),
             Termination::Aborted => f.write_str("aborted"),

@@ -9,6 +9,15 @@
 //! (GAMEEND with stop code `1`), then `serve` returns when the last one is over;
 //! [`Command::Abort`] closes them all at once.
 //!
+//! The server stays up whatever happens to a connection: an error from `accept()` (out of
+//! file descriptors, `EMFILE`/`ENFILE`, or anything else) is reported as
+//! [`ServerEvent::AcceptFailed`] and accepting pauses for a moment, from [`ACCEPT_BACKOFF_MIN`]
+//! doubling up to [`ACCEPT_BACKOFF_MAX`], then resumes. [`ServerConfig::max_sessions`] is capped
+//! so that the running sessions cannot use up the process's descriptors
+//! ([`descriptor_capacity`]; [`ServerEvent::Capped`] says so). The accepting thread only
+//! accepts, refuses without waiting, and starts threads: a session's player takes its memory
+//! when a game starts, on the session's own thread.
+//!
 //! With a transcript configured, each session writes its own: `follow.jsonl` becomes
 //! `follow-1.jsonl`, `follow-2.jsonl`, ...
 
@@ -17,7 +26,7 @@ use std::io::{self, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, unbounded};
 use damx_wire::{Chat, Message};
@@ -30,6 +39,20 @@ use crate::player::Player;
 
 /// The DXP port (dxp.md §1).
 pub const DEFAULT_PORT: u16 = 27531;
+
+/// The first pause after a failed `accept()`.
+pub const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(50);
+
+/// The longest pause after failed `accept()`s in a row.
+pub const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
+
+/// The descriptors one session holds: the socket and its three clones (reader, writer, half
+/// close) and a transcript or record file.
+const DESCRIPTORS_PER_SESSION: u64 = 5;
+
+/// Descriptors kept for everything else (the listener, standard streams, records, the refusal
+/// of a connection past the limit).
+const DESCRIPTORS_KEPT: u64 = 32;
 
 /// How often the server checks for commands and finished sessions while it waits for
 /// connections.
@@ -73,6 +96,22 @@ pub enum ServerEvent {
         peer: Option<SocketAddr>,
         /// How many sessions were running.
         running: usize,
+    },
+    /// `accept()` failed; accepting resumes after `retry_in`.
+    AcceptFailed {
+        /// What failed.
+        error: String,
+        /// How long accepting pauses.
+        retry_in: Duration,
+    },
+    /// [`ServerConfig::max_sessions`] was lowered to what the descriptor limit allows.
+    Capped {
+        /// The sessions asked for.
+        asked: usize,
+        /// The sessions allowed.
+        allowed: usize,
+        /// The process's limit on open files.
+        descriptors: u64,
     },
     /// Something session `id` reported.
     Session {
@@ -142,6 +181,19 @@ pub fn serve(
     if !matches!(session_config.role, RoleConfig::Follower(_)) {
         session_config.role = RoleConfig::Follower(Default::default());
     }
+    let mut max_sessions = config.max_sessions.max(1);
+    if let Some((allowed, descriptors)) = descriptor_capacity()
+        && allowed < max_sessions
+    {
+        let _ = events.send(ServerEvent::Capped {
+            asked: max_sessions,
+            allowed,
+            descriptors,
+        });
+        max_sessions = allowed;
+    }
+    let mut backoff = ACCEPT_BACKOFF_MIN;
+    let mut paused_until: Option<Instant> = None;
     let (done_tx, done) = unbounded::<(u64, SessionReport)>();
     let mut running: HashMap<u64, Sender<Command>> = HashMap::new();
     let mut report = ServerReport::default();
@@ -163,10 +215,14 @@ pub fn serve(
             return Ok(report);
         }
         // New connections.
-        if let Some(socket) = &listener {
+        if paused_until.is_some_and(|until| Instant::now() < until) {
+            // Accepting pauses after an error.
+        } else if let Some(socket) = &listener {
+            paused_until = None;
             match socket.accept() {
                 Ok((stream, peer)) => {
-                    if running.len() >= config.max_sessions {
+                    backoff = ACCEPT_BACKOFF_MIN;
+                    if running.len() >= max_sessions {
                         refuse(stream, running.len());
                         report.refused += 1;
                         let _ = events.send(ServerEvent::Refused {
@@ -205,7 +261,15 @@ pub fn serve(
                     ) => {}
                 // A connection that failed before we took it (reset, aborted): take the next.
                 Err(error) if error.kind() == io::ErrorKind::ConnectionAborted => continue,
-                Err(error) => return Err(failed(error)),
+                // Out of descriptors or anything else: the server stays up and tries again.
+                Err(error) => {
+                    let _ = events.send(ServerEvent::AcceptFailed {
+                        error: error.to_string(),
+                        retry_in: backoff,
+                    });
+                    paused_until = Some(Instant::now() + backoff);
+                    backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
+                }
             }
         }
         // Commands for every session.
@@ -247,16 +311,38 @@ fn numbered(path: &Path, id: u64) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Tells a connection we are full and closes it (without waiting long on a slow peer).
+/// Tells a connection we are full and closes it, without waiting: the frame fits in the
+/// socket's send buffer of a new connection, and a peer that cannot take it is not told.
 fn refuse(stream: TcpStream, running: usize) {
     let games = if running == 1 { "game" } else { "games" };
     let text = format!("busy: {running} {games} running, try again later");
     if let Ok(chat) = Chat::new(text) {
-        let _ = stream.set_nonblocking(false);
-        let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
-        let _ = (&stream).write_all(&Message::Chat(chat).to_frame());
+        let _ = stream.set_nonblocking(true);
+        let _ = (&stream).write(&Message::Chat(chat).to_frame());
     }
     let _ = stream.shutdown(Shutdown::Both);
+}
+
+/// How many sessions the process's limit on open files allows, and that limit (`None` where
+/// it cannot be read: the limit is read from `/proc/self/limits`, Linux only).
+pub fn descriptor_capacity() -> Option<(usize, u64)> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let limit = open_files_limit(&limits)?;
+    let allowed = limit.saturating_sub(DESCRIPTORS_KEPT) / DESCRIPTORS_PER_SESSION;
+    Some((usize::try_from(allowed).unwrap_or(usize::MAX).max(1), limit))
+}
+
+/// The soft limit on open files in the text of `/proc/self/limits` (`None`: not found or
+/// unlimited).
+fn open_files_limit(limits: &str) -> Option<u64> {
+    let line = limits
+        .lines()
+        .find(|line| line.starts_with("Max open files"))?;
+    line["Max open files".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// Starts session `id` on its own thread; returns its command channel.
@@ -322,6 +408,21 @@ fn start_session(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The soft limit is the first number of the open files line; unlimited gives no cap.
+    #[test]
+    fn open_files_limit_is_read() {
+        let text = "Limit                     Soft Limit           Hard Limit           Units     \n\
+                    Max cpu time              unlimited            unlimited            seconds   \n\
+                    Max open files            1024                 1048576              files     \n";
+        assert_eq!(open_files_limit(text), Some(1024));
+        let unlimited =
+            "Max open files            unlimited            unlimited            files\n";
+        assert_eq!(open_files_limit(unlimited), None);
+        assert_eq!(open_files_limit("nothing"), None);
+        let (allowed, limit) = descriptor_capacity().expect("linux");
+        assert!(allowed >= 1 && limit >= 1);
+    }
 
     /// Transcript names get the session number before the extension.
     #[test]

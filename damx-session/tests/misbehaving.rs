@@ -533,3 +533,43 @@ fn stop_on_our_turn_over_a_socket() {
         );
     });
 }
+
+/// A flood of empty frames in a game, over a socket: the game ends (GAMEEND with stop
+/// code 1, the peer loses, the record saved), the connection closes, and what the session
+/// reported stays small however much was sent.
+#[test]
+fn a_flood_ends_the_game_and_the_connection() {
+    bounded(LIMIT, || {
+        let config = config(SessionConfig::default(), "flood");
+        let (mut raw, damx) = damx_follower(config, Box::new(FirstLegalPlayer::new("damx")));
+        raw.send(gamereq('W').as_bytes());
+        raw.expect("A");
+        raw.expect("M");
+        // 4 MiB of NULs, sent from another thread: the session stops reading once it
+        // has closed, and the writes then fail.
+        let mut writer = raw.stream.try_clone().unwrap();
+        let flood = thread::spawn(move || {
+            let chunk = vec![0u8; 64 * 1024];
+            for _ in 0..64 {
+                if writer.write_all(&chunk).is_err() {
+                    return;
+                }
+            }
+        });
+        let frames = raw.rest();
+        let _ = flood.join();
+        assert!(frames.contains(&"E01".to_owned()), "{frames:?}");
+        let chats = frames.iter().filter(|f| f.starts_with('C')).count();
+        assert!(chats <= 8, "{chats} chats: {frames:?}");
+        let (report, events) = damx.finish();
+        assert_eq!(report.close_reason, CloseReason::Noise);
+        assert_eq!(report.saved.len(), 1);
+        assert!(matches!(
+            report.games[0].termination,
+            Termination::Noise { by: Color::Black }
+        ));
+        let violations = violations(&events).len();
+        assert!((20..=30).contains(&violations), "{violations} violations");
+        assert!(events.len() < 200, "{} events", events.len());
+    });
+}

@@ -365,6 +365,45 @@ fn interrupt_and_resume() {
         let pdn = fs::read_to_string(dir.join("games.pdn")).unwrap();
         assert_eq!(damx_rules::pdn::parse_games(&pdn).unwrap().len(), 6);
 
+        // A crash in the middle of the last write: the results line is cut short and the
+        // game's PDN is there whole, with half of another after it. Resuming repairs both
+        // with a warning, plays that game again, and has every game once.
+        let results = dir.join("results.jsonl");
+        let text = fs::read_to_string(&results).unwrap();
+        let last = text.trim_end().rfind('\n').unwrap() + 1;
+        let cut_game = GameLine::read_all(&text[last..]).unwrap()[0].game;
+        fs::write(&results, &text[..last + 30]).unwrap();
+        let pdn_text = fs::read_to_string(dir.join("games.pdn")).unwrap();
+        let half = &pdn_text[..pdn_text.len() / 2];
+        fs::write(dir.join("games.pdn"), format!("{pdn_text}{half}")).unwrap();
+        let (third, lines) = run(&config, &TournamentControl::new());
+        assert_eq!(third.end, EndKind::Complete);
+        let warnings = lines_starting(&lines, "WARNING");
+        assert_eq!(warnings.len(), 2, "{lines:?}");
+        assert!(warnings[0].contains("cut short"), "{warnings:?}");
+        let begun = lines_starting(&lines, "BEGIN");
+        assert_eq!(begun.len(), 1, "{begun:?}");
+        assert!(
+            begun[0].starts_with(&format!("BEGIN {cut_game} ")),
+            "{begun:?}"
+        );
+        let text = fs::read_to_string(&results).unwrap();
+        let mut numbers: Vec<u32> = GameLine::read_all(&text)
+            .unwrap()
+            .iter()
+            .map(|l| l.game)
+            .collect();
+        numbers.sort_unstable();
+        assert_eq!(numbers, (1..=6).collect::<Vec<_>>());
+        let pdn = fs::read_to_string(dir.join("games.pdn")).unwrap();
+        let mut rounds: Vec<String> = damx_rules::pdn::parse_games(&pdn)
+            .unwrap()
+            .iter()
+            .map(|game| game.tag("Round").unwrap().to_owned())
+            .collect();
+        rounds.sort_unstable();
+        assert_eq!(rounds, ["1", "2", "3", "4", "5", "6"]);
+
         // A results file from other settings is refused: another move cap...
         let mut other = config.clone();
         other.referee.adjudication.max_moves = Some(31);

@@ -78,9 +78,10 @@ pub(crate) struct DxpArgs {
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     reply_timeout: Duration,
 
-    /// Seconds to wait for the peer's move in a game without a clock [default: no limit]
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-    move_timeout: Option<Duration>,
+    /// Seconds to wait for the peer's move in a game without a clock (0: no limit; with a
+    /// clock the peer has its time plus 5 s)
+    #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_seconds)]
+    move_timeout: Duration,
 }
 
 impl DxpArgs {
@@ -89,7 +90,7 @@ impl DxpArgs {
         config.name = self.name.clone();
         config.frame_gap = Duration::from_millis(self.pace);
         config.timeouts.reply = self.reply_timeout;
-        config.timeouts.peer_move = self.move_timeout;
+        config.timeouts.peer_move = Some(self.move_timeout).filter(|limit| !limit.is_zero());
     }
 }
 
@@ -252,7 +253,7 @@ pub(crate) struct FollowArgs {
     #[arg(long, value_name = "MINUTES")]
     min_minutes: Option<u16>,
 
-    /// Seconds to wait for a game request before closing a connection
+    /// Seconds to wait for the next game request after a game before closing a connection
     #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = parse_seconds)]
     idle_timeout: Duration,
 
@@ -260,6 +261,17 @@ pub(crate) struct FollowArgs {
     /// DXP; add ,option.NAME=VALUE to set its parameters)
     #[arg(long = "engine", value_name = "SPEC", default_value = "builtin", value_parser = parse_local_player)]
     player: LocalPlayer,
+
+    /// Seconds to wait for the first game request of a new connection (real programs send it
+    /// at once)
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
+    first_request_timeout: Duration,
+
+    /// Refuse games of more than this many minutes each (GAMEACC code 2): a silent peer holds
+    /// a connection at most its clock plus 5 s
+    #[arg(long, value_name = "MINUTES", default_value_t = damx_session::DEFAULT_MAX_MINUTES,
+          value_parser = clap::value_parser!(u16).range(1..=999))]
+    max_minutes: u16,
 
     #[command(flatten)]
     engine: EngineArgs,
@@ -297,10 +309,12 @@ impl FollowArgs {
             accept_games: !self.refuse_all,
             max_games: self.games,
             filter,
+            max_minutes: self.max_minutes,
         });
         self.dxp.apply(&mut session);
         session.timeouts = Timeouts {
             idle: self.idle_timeout,
+            first_request: self.first_request_timeout,
             ..session.timeouts
         };
         session.records = self.records.records(None);

@@ -5,6 +5,10 @@
 //! connecting (`--connect`), it plays one session. `--games N` stops after N games in all: a
 //! connection that plays its N-th game ends it with stop code `1`, and the server stops
 //! listening. Ctrl-C stops every session properly (see [`crate::session`]).
+//!
+//! `--hash` is the total for all the games at once: with `--max-connections N` each game's
+//! engine gets `hash / N` MiB (at least 1), taken when the game starts and given back when it
+//! ends, so the server's memory is bounded by the games it can run, not by its connections.
 
 use std::io::Write;
 use std::thread;
@@ -46,10 +50,14 @@ pub(crate) struct Config {
 /// Plays until the games are done, the peer stops or Ctrl-C.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     super::hub::check(config.hub.as_ref())?;
+    crate::session::check_records(&config.session.records)?;
     info!(
-        "engine: {} thread(s), {} MiB of hash, {}",
+        "engine: {} thread(s), {} MiB of hash a game, {}",
         config.player.engine.threads,
-        config.player.engine.hash_mb,
+        match &config.peer {
+            Peer::Listen(_) => hash_per_game(config.player.engine.hash_mb, config.max_connections),
+            Peer::Connect(_) => config.player.engine.hash_mb,
+        },
         match &config.player.fixed {
             Some(limits) => format!("fixed limits: {limits}"),
             None => "playing by the game clock".to_owned(),
@@ -68,7 +76,8 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
                 let _ = route.send(command);
             });
             let (events_tx, events) = unbounded::<ServerEvent>();
-            let options = config.player.clone();
+            let mut options = config.player.clone();
+            options.engine.hash_mb = hash_per_game(options.engine.hash_mb, config.max_connections);
             let hub = config.hub.clone();
             let serving = thread::spawn(move || {
                 let players = || -> Box<dyn damx_session::Player> {
@@ -123,6 +132,11 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     }
 }
 
+/// Each game's share of a total of `total` MiB when `games` may run at once (at least 1 MiB).
+pub(crate) fn hash_per_game(total: usize, games: usize) -> usize {
+    (total / games.max(1)).max(1)
+}
+
 /// Runs one session on its own thread (`session` gets the command and event channels), with
 /// Ctrl-C routed to it, and shows its events until it is over.
 pub(crate) fn drive<F>(
@@ -161,4 +175,19 @@ where
     });
     output.map_err(Error::stdout)?;
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--hash` is shared by the games that may run at once, at least 1 MiB each.
+    #[test]
+    fn hash_is_shared_by_the_games() {
+        assert_eq!(hash_per_game(64, 1), 64);
+        assert_eq!(hash_per_game(64, 4), 16);
+        assert_eq!(hash_per_game(64, 64), 1);
+        assert_eq!(hash_per_game(64, 256), 1);
+        assert_eq!(hash_per_game(100, 0), 100);
+    }
 }

@@ -65,6 +65,7 @@ pub(crate) struct Config {
 
 /// Plays the games.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+    crate::session::check_records(&config.session.records)?;
     let openings = load_openings(&config.openings)?;
     let plan = plan(
         config.games,

@@ -10,6 +10,10 @@
 //! frame is one log line (`t`, direction, raw text, meaning), each finding one more line
 //! (`!!`). When both directions have ended (or at Ctrl-C) it prints a summary; the exit code
 //! is 4 if anything was flagged.
+//!
+//! With `-q` only the findings and the summary are written. Findings are written at most
+//! [`FINDINGS_A_SECOND`] a second; the next one written says how many were left out (the
+//! summary counts them all).
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
@@ -17,13 +21,14 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
-use crossbeam_channel::{Sender, unbounded};
+use crossbeam_channel::{Sender, bounded, unbounded};
 use damx_session::monitor::{Finding, Monitor, Observation, Party};
 use damx_wire::{Framer, StreamError};
 use serde_json::{Value, json};
 
 use crate::error::Error;
 use crate::input::Quoted;
+use crate::log::{self, Level};
 use crate::session::{Address, interrupted, on_interrupt_saying};
 
 /// What `damx proxy` does.
@@ -57,6 +62,8 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         start: Instant::now(),
         findings: 0,
         frames: [0; 2],
+        findings_written: None,
+        findings_left_out: 0,
     };
     log.line(
         out,
@@ -119,7 +126,9 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         let _ = shut_a.shutdown(Shutdown::Both);
         let _ = shut_b.shutdown(Shutdown::Both);
     });
-    let (traffic_tx, traffic) = unbounded::<Traffic>();
+    // Bounded: a program that floods the other makes its copy wait for the log, not memory
+    // grow.
+    let (traffic_tx, traffic) = bounded::<Traffic>(TRAFFIC_KEPT);
     spawn_copy(Party::A, clone(&a)?, clone(&b)?, traffic_tx.clone());
     spawn_copy(Party::B, clone(&b)?, clone(&a)?, traffic_tx);
 
@@ -205,6 +214,12 @@ fn connect(address: &Address) -> Result<TcpStream, Error> {
     })
 }
 
+/// How many findings are written a second.
+const FINDINGS_A_SECOND: u32 = 5;
+
+/// How many chunks read wait for the log before the copying waits.
+const TRAFFIC_KEPT: usize = 256;
+
 /// Copies `from`'s bytes to `to` as they come, reporting each chunk first; at the end of
 /// `from`, half-closes `to` so that the other program sees the end too.
 fn spawn_copy(party: Party, mut from: TcpStream, mut to: TcpStream, traffic: Sender<Traffic>) {
@@ -238,6 +253,10 @@ struct Log {
     start: Instant,
     findings: usize,
     frames: [usize; 2],
+    /// The second in which findings written are counted, and how many were written in it.
+    findings_written: Option<(Instant, u32)>,
+    /// Findings left out since the last one written.
+    findings_left_out: u64,
 }
 
 impl Log {
@@ -252,7 +271,9 @@ impl Log {
                 .map_err(io::Error::from)
                 .and_then(|()| writeln!(out))
         } else {
-            writeln!(out, "{}", text())
+            // What the programs sent is data: no control character reaches the terminal, and
+            // a line break in a chat cannot start a line of its own.
+            writeln!(out, "{}", super::show::escaped(&text()))
         };
         written.and_then(|()| out.flush()).map_err(Error::stdout)
     }
@@ -272,6 +293,9 @@ impl Log {
     ) -> Result<(), Error> {
         self.frames[index(party)] += 1;
         let t = self.seconds(at);
+        if !log::enabled(Level::Normal) {
+            return self.findings(out, t, observation.findings);
+        }
         let arrow = arrow(party);
         let quoted = Quoted(raw).to_string();
         let message = match decoded {
@@ -306,6 +330,27 @@ impl Log {
     ) -> Result<(), Error> {
         for finding in findings {
             self.findings += 1;
+            let now = Instant::now();
+            let (since, written) = match self.findings_written {
+                Some((since, written)) if now.duration_since(since) < Duration::from_secs(1) => {
+                    (since, written)
+                }
+                _ => (now, 0),
+            };
+            if written >= FINDINGS_A_SECOND {
+                self.findings_left_out += 1;
+                self.findings_written = Some((since, written));
+                continue;
+            }
+            self.findings_written = Some((since, written + 1));
+            let left_out = std::mem::take(&mut self.findings_left_out);
+            if left_out > 0 {
+                self.line(
+                    out,
+                    json!({"type": "findings_left_out", "t": t, "count": left_out}),
+                    || format!("{t:>9.3}  !!    ({left_out} more findings not shown)"),
+                )?;
+            }
             self.line(
                 out,
                 json!({"type": "finding", "t": t, "kind": finding.kind.as_str(),

@@ -24,12 +24,18 @@
 //! `take_back`, `take_back_refused`, `end_pending`, `violation`, `player_error`, `game_over`,
 //! `record_saved`, `record_failed`, `command_rejected`, `closed`, `refused_connection`,
 //! `session_ended` and (at `-vv`) `frame`; with a `session` number from a server.
+//!
+//! The peer's text is data: its name and chats are shown with control characters escaped
+//! (`\x1b`, `\n`, ...), so that nothing a peer sends can move the cursor, recolour the
+//! terminal or start a line of its own; every line of text is checked the same way before it
+//! is written. JSON escapes them by itself. Violations are shown at most
+//! [`VIOLATIONS_A_SECOND`] a second; the next line shown says how many were left out.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use damx_rules::{Color, Position, Square};
 use damx_session::{
@@ -40,6 +46,33 @@ use serde_json::{Value, json};
 
 use crate::log::{self, Level, note, problem};
 use crate::session::refusal_words;
+
+/// How many violation lines are shown a second, across all sessions.
+pub(crate) const VIOLATIONS_A_SECOND: u32 = 5;
+
+/// `text` with every control character escaped (`\n`, `\r`, `\t`, `\x1b`): what a
+/// peer sent, fit for a terminal or a log line.
+pub(crate) fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() && (c as u32) < 0x100 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
 
 /// How to show sessions.
 #[derive(Clone, Debug, Default)]
@@ -66,6 +99,10 @@ pub(crate) struct Show {
     /// Put `[N]` before each line (a server with several sessions).
     tagged: bool,
     games: HashMap<u64, View>,
+    /// The second in which violation lines are counted, and how many were shown in it.
+    violations_shown: Option<(Instant, u32)>,
+    /// Violation lines left out since the last one shown.
+    violations_suppressed: u64,
 }
 
 impl Show {
@@ -75,7 +112,27 @@ impl Show {
             options,
             tagged,
             games: HashMap::new(),
+            violations_shown: None,
+            violations_suppressed: 0,
         }
+    }
+
+    /// Whether a violation may be shown now; if so, how many were left out before it.
+    fn violation_allowed(&mut self) -> Option<u64> {
+        let now = Instant::now();
+        let (since, shown) = match self.violations_shown {
+            Some((since, shown)) if now.duration_since(since) < Duration::from_secs(1) => {
+                (since, shown)
+            }
+            _ => (now, 0),
+        };
+        if shown >= VIOLATIONS_A_SECOND {
+            self.violations_suppressed += 1;
+            self.violations_shown = Some((since, shown));
+            return None;
+        }
+        self.violations_shown = Some((since, shown + 1));
+        Some(std::mem::take(&mut self.violations_suppressed))
     }
 
     /// The address we listen on.
@@ -113,6 +170,32 @@ impl Show {
                 note!("refused a connection from {peer}: {running} {sessions} running");
                 Ok(())
             }
+            ServerEvent::AcceptFailed { error, retry_in } => {
+                if self.options.json {
+                    return self.json(
+                        None,
+                        json!({"type": "accept_failed", "error": error,
+                               "retry_ms": retry_in.as_millis() as u64}),
+                        out,
+                    );
+                }
+                problem!(
+                    "cannot accept a connection: {error}; trying again in {} ms",
+                    retry_in.as_millis()
+                );
+                Ok(())
+            }
+            ServerEvent::Capped {
+                asked,
+                allowed,
+                descriptors,
+            } => {
+                note!(
+                    "serving at most {allowed} connections, not {asked}: the limit of \
+                     {descriptors} open files allows no more (raise it with ulimit -n)"
+                );
+                Ok(())
+            }
             ServerEvent::Session { id, event } => self.event(Some(*id), event, out),
             ServerEvent::Ended { id, report } => {
                 self.games.remove(id);
@@ -139,6 +222,9 @@ impl Show {
         out: &mut dyn Write,
     ) -> io::Result<()> {
         let key = id.unwrap_or(0);
+        if let Event::RecordFailed { .. } = event {
+            crate::session::record_failed();
+        }
         if let Event::GameStarted(info) = event {
             self.games.insert(
                 key,
@@ -149,20 +235,42 @@ impl Show {
                 },
             );
         }
+        let mut suppressed = 0;
+        if let Event::Violation(violation) = event {
+            if violation.action == ViolationAction::Closed {
+                // The violation that ends a connection is always shown.
+                suppressed = std::mem::take(&mut self.violations_suppressed);
+            } else {
+                match self.violation_allowed() {
+                    Some(left_out) => suppressed = left_out,
+                    None => return Ok(()),
+                }
+            }
+        }
         if self.options.json {
             return match self.event_json(key, event) {
-                Some(value) => self.json(id, value, out),
+                Some(mut value) => {
+                    if suppressed > 0
+                        && let Some(object) = value.as_object_mut()
+                    {
+                        object.insert("suppressed_before".into(), suppressed.into());
+                    }
+                    self.json(id, value, out)
+                }
                 None => Ok(()),
             };
         }
-        let text = self.event_text(key, event);
+        let mut text = self.event_text(key, event);
+        if suppressed > 0 && !text.is_empty() {
+            text = format!("({suppressed} more violations not shown)\n{text}");
+        }
         if !text.is_empty() {
             let tag = match (self.tagged, id) {
                 (true, Some(id)) => format!("[{id}] "),
                 _ => String::new(),
             };
             for line in text.lines() {
-                writeln!(out, "{tag}{line}")?;
+                writeln!(out, "{tag}{}", escaped(line))?;
             }
             out.flush()?;
         }
@@ -235,8 +343,8 @@ impl Show {
                 );
             }
             Event::GameStarted(info) => {
-                let white = info.name_of(Color::White);
-                let black = info.name_of(Color::Black);
+                let white = escaped(info.name_of(Color::White));
+                let black = escaped(info.name_of(Color::Black));
                 let start = if info.start == Position::initial() {
                     "normal start".to_owned()
                 } else {
@@ -268,7 +376,7 @@ impl Show {
                     } else {
                         "..."
                     };
-                    let name = view.info.name_of(played.color);
+                    let name = escaped(view.info.name_of(played.color));
                     text = format!(
                         "{number:>4}{dots} {:<12} {name:<20} {:>6.2} s",
                         played.text,
@@ -280,8 +388,8 @@ impl Show {
                     }
                 }
             }
-            Event::ChatReceived(chat) => text = format!("chat from the peer: {chat}"),
-            Event::ChatSent(chat) => text = format!("chat to the peer: {chat}"),
+            Event::ChatReceived(chat) => text = format!("chat from the peer: {}", escaped(chat)),
+            Event::ChatSent(chat) => text = format!("chat to the peer: {}", escaped(chat)),
             Event::TakeBackRequested {
                 move_number, color, ..
             } => {
@@ -543,7 +651,7 @@ fn board_text(view: &View, numbered: bool) -> String {
         let _ = writeln!(
             text,
             "  {color:<5}  {:<20} {clock}",
-            view.info.name_of(color)
+            escaped(view.info.name_of(color))
         );
     }
     let _ = write!(text, "  {} to move", view.position.side_to_move());
@@ -582,6 +690,72 @@ pub(crate) fn board(position: &Position, numbered: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A peer's name and chat reach the terminal as data: no control character, no line of
+    /// their own.
+    #[test]
+    fn peer_text_is_escaped() {
+        assert_eq!(escaped("plain"), "plain");
+        assert_eq!(
+            escaped("a\x1b[2Jb\x07\r\n\u{85}"),
+            "a\\x1b[2Jb\\x07\\r\\n\\x85"
+        );
+        let hostile = "\x1b[31mred\x07\r\ngame 1 over: 2-0";
+        let info = GameInfo {
+            number: 1,
+            role: damx_session::Role::Follower,
+            our_name: "damx".into(),
+            peer_name: hostile.into(),
+            our_color: Color::Black,
+            minutes: 5,
+            move_limit: None,
+            start: Position::initial(),
+        };
+        let mut show = Show::new(Options::default(), true);
+        let mut out = Vec::new();
+        show.event(Some(1), &Event::GameStarted(info), &mut out)
+            .unwrap();
+        show.event(Some(1), &Event::ChatReceived(hostile.into()), &mut out)
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        assert_eq!(text.lines().count(), 2, "{text}");
+        assert!(text.lines().all(|line| line.starts_with("[1] ")));
+        assert!(!text.lines().any(|line| line.starts_with("game 1 over")));
+    }
+
+    /// Violations are shown at most a few a second; the next one shown says how many were
+    /// left out, and the one that closes a connection always shows.
+    #[test]
+    fn violations_are_rate_limited() {
+        let violation = |action| {
+            Event::Violation(damx_session::Violation {
+                what: "unreadable frame".into(),
+                raw: None,
+                told: false,
+                action,
+            })
+        };
+        let mut show = Show::new(Options::default(), false);
+        let mut out = Vec::new();
+        for _ in 0..1000 {
+            show.event(None, &violation(ViolationAction::Ignored), &mut out)
+                .unwrap();
+        }
+        show.event(None, &violation(ViolationAction::Closed), &mut out)
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), VIOLATIONS_A_SECOND as usize + 2, "{text}");
+        assert_eq!(
+            lines[VIOLATIONS_A_SECOND as usize],
+            format!("({} more violations not shown)", 1000 - VIOLATIONS_A_SECOND)
+        );
+        assert!(lines.last().unwrap().ends_with("(connection closed)"));
+    }
 
     /// The board has ten rows, the pieces where the position has them, and the numbers.
     #[test]

@@ -10,7 +10,9 @@ use damx_rules::{Color, DrawReason, GameResult, Move, Position};
 use damx_wire::{Framer, Name};
 
 use super::*;
-use crate::config::{FollowerConfig, GameSettings, InitiatorConfig, SessionConfig};
+use crate::config::{
+    DEFAULT_MAX_MINUTES, FollowerConfig, GameSettings, InitiatorConfig, NoiseBudget, SessionConfig,
+};
 use crate::convert::{move_to_wire, position_to_wire};
 use crate::player::{FirstLegalPlayer, Player, RandomPlayer, StopSignal};
 
@@ -390,6 +392,8 @@ fn between_games_strays() {
     assert_eq!(outs.chats_sent().len(), 1);
     assert!(outs.violations()[0].told);
     for text in ["K0", "B001W", &gameacc('0')] {
+        // Past the CHAT replies of one second.
+        h.now += Duration::from_secs(1);
         assert_eq!(h.recv(text).chats_sent().len(), 1, "{text}");
     }
     let outs = h.recv("Cgood game");
@@ -398,12 +402,13 @@ fn between_games_strays() {
     assert_eq!(h.phase(), PhaseKind::AwaitingGameReq);
 }
 
-/// No GAMEREQ within the idle time: told, closed.
+/// No first GAMEREQ within 10 s (by default): told, closed.
 #[test]
 fn follower_idle_timeout_closes() {
     let mut h = Harness::follower();
-    assert!(h.wait(Duration::from_secs(599)).is_empty());
+    assert!(h.wait(Duration::from_secs(9)).is_empty());
     let outs = h.wait(Duration::from_secs(2));
+    assert!(outs.chats_sent()[0].contains("no GAMEREQ within 10 s"));
     assert_eq!(outs.chats_sent().len(), 1);
     assert!(outs.closes());
     assert_eq!(outs.closed_because(), Some(&CloseReason::Idle));
@@ -812,10 +817,20 @@ fn silent_peer_with_a_clock() {
     );
 }
 
-/// Without a clock the peer's move has no deadline unless one is configured.
+/// Without a clock the peer's move is due within 5 minutes by default; `None` waits as long as
+/// it takes.
 #[test]
 fn silent_peer_without_a_clock() {
     let mut h = Harness::follower();
+    h.recv(&gamereq('Z', 0, 0));
+    assert_eq!(
+        h.machine.next_deadline(),
+        Some(h.now + Duration::from_secs(300))
+    );
+    let mut config = SessionConfig::follower(FollowerConfig::default());
+    config.timeouts.peer_move = None;
+    let mut h = Harness::new(config);
+    h.start();
     h.recv(&gamereq('Z', 0, 0));
     assert_eq!(h.machine.next_deadline(), None);
 
@@ -1392,4 +1407,92 @@ impl Side2 {
             pending = next;
         }
     }
+}
+
+/// A flood of empty frames in a game ends it (GAMEEND with stop code 1, a record, the peer
+/// loses) and closes the connection once the burst is spent; the errors told to the peer stay
+/// within their rate.
+#[test]
+fn noise_flood_ends_the_game_and_the_connection() {
+    let mut h = follower_in_game('Z');
+    let burst = NoiseBudget::default().burst;
+    let mut chats = 0;
+    for _ in 0..burst {
+        let outs = h.recv("");
+        assert!(!outs.closes());
+        chats += outs.chats_sent().len();
+    }
+    let outs = h.recv("");
+    assert!(outs.sent().contains(&"E01".to_owned()), "{:?}", outs.sent());
+    assert!(outs.closes());
+    assert_eq!(outs.closed_because(), Some(&CloseReason::Noise));
+    assert_eq!(
+        outs.game_over().unwrap().termination,
+        Termination::Noise { by: Color::White }
+    );
+    assert!(chats <= NoiseBudget::default().replies_per_second as usize);
+    assert!(h.recv("").is_empty());
+}
+
+/// Noise at the budget's rate is tolerated for as long as it lasts; undecodable frames tell the
+/// peer at most 5 times a second.
+#[test]
+fn noise_within_the_rate_goes_on() {
+    let mut h = Harness::follower();
+    for second in 0..60 {
+        let mut told = 0;
+        for noise in 0..NoiseBudget::default().per_second {
+            let frame = if noise % 2 == 0 { "Cchat" } else { "x" };
+            told += h.recv(frame).chats_sent().len();
+            assert_eq!(h.phase(), PhaseKind::AwaitingGameReq, "second {second}");
+        }
+        assert!(told <= NoiseBudget::default().replies_per_second as usize);
+        h.now += Duration::from_secs(1);
+        if second == 20 {
+            // Past the violations of a connection: 200 in all.
+            break;
+        }
+    }
+    let budget = NoiseBudget {
+        per_connection: 3,
+        ..NoiseBudget::default()
+    };
+    let mut config = SessionConfig::follower(FollowerConfig::default());
+    config.noise = budget;
+    let mut h = Harness::new(config);
+    h.start();
+    for _ in 0..3 {
+        assert!(!h.recv("x").closes());
+        h.now += Duration::from_secs(1);
+    }
+    assert_eq!(h.recv("x").closed_because(), Some(&CloseReason::Noise));
+}
+
+/// A BACKREQ flood is answered until the burst is spent, then the game ends.
+#[test]
+fn take_back_flood_is_bounded() {
+    let mut h = follower_in_game('Z');
+    let mut answers = 0;
+    for _ in 0..1000 {
+        let outs = h.recv("B001W");
+        answers += outs.sent().iter().filter(|s| s.starts_with('K')).count();
+        if outs.closes() {
+            break;
+        }
+    }
+    assert_eq!(h.phase(), PhaseKind::Closed);
+    assert!(
+        answers <= NoiseBudget::default().burst as usize + 1,
+        "{answers}"
+    );
+}
+
+/// A game longer than the most accepted is refused with A…2.
+#[test]
+fn longest_game_accepted() {
+    let mut h = Harness::follower();
+    let outs = h.recv(&gamereq('Z', DEFAULT_MAX_MINUTES + 1, 0));
+    assert_eq!(outs.sent(), [format!("A{}2", pad(US))]);
+    let outs = h.recv(&gamereq('Z', DEFAULT_MAX_MINUTES, 0));
+    assert_eq!(outs.sent(), [format!("A{}0", pad(US))]);
 }

@@ -317,16 +317,23 @@ pub fn run_tournament(
     let names: Vec<String> = config.participants.iter().map(|p| p.name.clone()).collect();
     let mut book = Book::new(config, &names);
 
+    let emit = |event: TournamentEvent| {
+        let _ = events.send(event);
+    };
     let resumed = if config.resume {
-        read_resumed(config, &schedule)?
+        if let Some(warning) = repair_cut_line(config.results.as_deref())? {
+            emit(TournamentEvent::Warning(warning));
+        }
+        let resumed = read_resumed(config, &schedule)?;
+        if let Some(warning) = prune_pdn(config.pdn.as_deref(), &resumed)? {
+            emit(TournamentEvent::Warning(warning));
+        }
+        resumed
     } else {
         check_fresh(config.results.as_deref())?
     };
     let settings = config.settings_key();
     let mut files = Files::open(config)?;
-    let emit = |event: TournamentEvent| {
-        let _ = events.send(event);
-    };
     for game in schedule.games() {
         emit(game_event(config, &game));
     }
@@ -459,6 +466,114 @@ fn check_fresh(results: Option<&Path>) -> Result<BTreeMap<u32, GameLine>, Tourna
     Ok(BTreeMap::new())
 }
 
+/// Cuts a results file back to its last complete line when a write was cut short (a crash,
+/// a full disk), so that the games appended next start on a line of their own; says so.
+fn repair_cut_line(results: Option<&Path>) -> Result<Option<String>, TournamentError> {
+    let Some(path) = results else { return Ok(None) };
+    let io = |source| TournamentError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(io(source)),
+    };
+    if bytes.is_empty() || bytes.ends_with(b"\n") {
+        return Ok(None);
+    }
+    let keep = bytes
+        .iter()
+        .rposition(|&byte| byte == b'\n')
+        .map_or(0, |at| at + 1);
+    let file = OpenOptions::new().write(true).open(path).map_err(io)?;
+    file.set_len(keep as u64).map_err(io)?;
+    file.sync_all().map_err(io)?;
+    Ok(Some(format!(
+        "{}: the last line was cut short ({} bytes, a write interrupted); removed, that game \
+         is played again",
+        path.display(),
+        bytes.len() - keep
+    )))
+}
+
+/// Keeps in the PDN file only the games the results file has (by their `Round`), whole: a game
+/// written to the PDN whose results line was lost is played again and must not appear twice,
+/// and a game cut short is dropped. The file is rewritten through a temporary file and a
+/// rename, so a crash leaves the old file or the new one; says what was dropped.
+fn prune_pdn(
+    pdn: Option<&Path>,
+    resumed: &BTreeMap<u32, GameLine>,
+) -> Result<Option<String>, TournamentError> {
+    let Some(path) = pdn else { return Ok(None) };
+    let io = |source| TournamentError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(io(source)),
+    };
+    let mut kept = String::with_capacity(text.len());
+    let mut dropped = Vec::new();
+    let mut seen = HashSet::new();
+    for game in pdn_games(&text) {
+        let round = game
+            .lines()
+            .find_map(|line| line.strip_prefix("[Round \""))
+            .and_then(|rest| rest.split('"').next())
+            .and_then(|number| number.parse::<u32>().ok());
+        // A whole game ends with a blank line after its moves.
+        let whole = game.ends_with("\n\n");
+        match round {
+            Some(number) if whole && resumed.contains_key(&number) && seen.insert(number) => {
+                kept.push_str(game);
+            }
+            _ => dropped.push(round.map_or_else(|| "?".to_owned(), |n| n.to_string())),
+        }
+    }
+    if dropped.is_empty() {
+        return Ok(None);
+    }
+    let temporary = path.with_extension("pdn.tmp");
+    let written = fs::File::create(&temporary).and_then(|mut file| {
+        file.write_all(kept.as_bytes())?;
+        file.sync_all()
+    });
+    written
+        .and_then(|()| fs::rename(&temporary, path))
+        .map_err(io)?;
+    Ok(Some(format!(
+        "{}: dropped game(s) {} that the results file does not have (cut short or written \
+         before a crash); they are played again",
+        path.display(),
+        dropped.join(", ")
+    )))
+}
+
+/// The games of a PDN file as written by [`Files::write`]: each from its `[Event ` line to the
+/// next one.
+fn pdn_games(text: &str) -> Vec<&str> {
+    let mut starts: Vec<usize> = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("[Event ") {
+            starts.push(at);
+        }
+        at += line.len();
+    }
+    if starts.first() != Some(&0) {
+        starts.insert(0, 0);
+    }
+    starts.push(text.len());
+    starts
+        .windows(2)
+        .map(|pair| &text[pair[0]..pair[1]])
+        .filter(|game| !game.trim().is_empty())
+        .collect()
+}
+
 /// The games of the results file, checked against the schedule.
 fn read_resumed(
     config: &TournamentConfig,
@@ -549,8 +664,10 @@ impl Files {
         })
     }
 
-    /// Appends a finished game to both files; a failure is reported as a note in the stream
-    /// (a full disk must not stop the games).
+    /// Appends a finished game to both files, the results line first. Whatever a crash or a
+    /// full disk leaves (a cut line, a game in the PDN that the results file lacks), resuming
+    /// repairs ([`repair_cut_line`], [`prune_pdn`]). A failure is reported as a warning in the
+    /// stream (a full disk must not stop the games).
     fn write(
         &mut self,
         config: &TournamentConfig,
