@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use damx_rules::{Game, Move};
 
 use crate::eval::EvalParams;
-use crate::limits::{Limits, StopSignal, TimePlan};
+use crate::limits::{Limits, Pacer, StopSignal, TimePlan};
 use crate::score::Score;
 use crate::search::{Completed, IterationReport, MAX_DEPTH, Shared, Worker};
 use crate::tt::TranspositionTable;
@@ -55,6 +55,10 @@ pub struct SearchFeatures {
     /// Skip the last quiet moves of long move lists near the horizon (off: no measurable gain
     /// in self-play).
     pub late_move_pruning: bool,
+    /// On a game clock, budget by the phase of the game and give a move more time while the
+    /// best move changes or the score falls, less when one move dominates (off: the fixed
+    /// plan of 30 moves to go).
+    pub adaptive_time: bool,
 }
 
 impl Default for SearchFeatures {
@@ -66,6 +70,7 @@ impl Default for SearchFeatures {
             threat_extension: false,
             static_pruning: true,
             late_move_pruning: false,
+            adaptive_time: true,
         }
     }
 }
@@ -189,7 +194,10 @@ impl Engine {
             // A forced move: answer at once, with a shallow score.
             max_depth = 1;
         }
-        let plan = TimePlan::new(limits);
+        let pieces = game.position().occupied().count();
+        let plan = TimePlan::new(limits, pieces, self.options.search.adaptive_time);
+        let mut pacer = plan.soft.filter(|_| plan.adaptive).map(Pacer::new);
+        let mut previous_best: Option<Move> = None;
         let shared = Shared {
             tt: &self.tt,
             stop,
@@ -216,7 +224,16 @@ impl Engine {
                 hash_permille: tt.permille_full(),
             });
             // Past the soft limit another iteration would not finish in time.
-            let past_soft = plan.soft.is_some_and(|soft| elapsed >= soft);
+            let best = report.pv.first().copied();
+            let soft = match pacer.as_mut() {
+                Some(pacer) => {
+                    let changed = previous_best.is_some() && best != previous_best;
+                    Some(pacer.update(report.depth, changed, report.score))
+                }
+                None => plan.soft,
+            };
+            previous_best = best;
+            let past_soft = soft.is_some_and(|soft| elapsed >= soft);
             let proven = Score(report.score)
                 .plies_to_end()
                 .is_some_and(|plies| plies.unsigned_abs() < report.depth)
