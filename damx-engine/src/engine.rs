@@ -59,6 +59,9 @@ pub struct SearchFeatures {
     /// best move changes or the score falls, less when one move dominates (off: the fixed
     /// plan of 30 moves to go).
     pub adaptive_time: bool,
+    /// Against a lone king, drive it off the long diagonal and out of safe squares; shrink
+    /// winning scores as a draw rule comes near (see the search's endgame knowledge).
+    pub endgame_knowledge: bool,
 }
 
 impl Default for SearchFeatures {
@@ -71,6 +74,7 @@ impl Default for SearchFeatures {
             static_pruning: true,
             late_move_pruning: false,
             adaptive_time: true,
+            endgame_knowledge: true,
         }
     }
 }

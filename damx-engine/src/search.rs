@@ -17,6 +17,7 @@ use damx_rules::{
     Move, MoveList, Position,
 };
 
+use crate::endgame;
 use crate::engine::SearchFeatures;
 use crate::eval::{EvalParams, evaluate_raw};
 use crate::limits::{StopSignal, TimePlan};
@@ -171,7 +172,7 @@ impl Worker {
             .unwrap_or(0);
         root.swap(0, first);
         completed.best_move = Some(root[0]);
-        completed.score = evaluate_raw(&position, shared.params);
+        completed.score = evaluate(game, shared);
         completed.pv = vec![root[0]];
 
         let mut previous = completed.score;
@@ -428,7 +429,7 @@ impl Worker {
             return alpha;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate_raw(&position, shared.params);
+            return evaluate(game, shared);
         }
         let pv_node = beta - alpha > 1;
 
@@ -472,7 +473,7 @@ impl Worker {
                 .with_side_to_move(!position.side_to_move())
                 .has_capture()
         {
-            let eval = evaluate_raw(&position, shared.params);
+            let eval = evaluate(game, shared);
             if eval - 80 * depth >= beta {
                 return eval;
             }
@@ -603,13 +604,13 @@ impl Worker {
             if is_rule_draw(game) {
                 return 0;
             }
-            return evaluate_raw(&position, shared.params);
+            return evaluate(game, shared);
         }
         if is_rule_draw(game) {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate_raw(&position, shared.params);
+            return evaluate(game, shared);
         }
         position.legal_moves_into(&mut self.lists[ply]);
         let mut best = -INFINITY;
@@ -699,6 +700,26 @@ impl Worker {
     }
 }
 
+/// The evaluation of the position at the end of `game`, from the side to move, with the
+/// search's endgame knowledge: the terms against a lone king, and the score shrinking as a
+/// draw rule comes near (see [`endgame`]).
+#[inline]
+fn evaluate(game: &Game, shared: &Shared<'_>) -> i32 {
+    let position = game.position();
+    let mut score = evaluate_raw(position, shared.params);
+    if !shared.features.endgame_knowledge {
+        return score;
+    }
+    let white = endgame::lone_king_terms(position);
+    if white != 0 {
+        score += match position.side_to_move() {
+            Color::White => white,
+            Color::Black => -white,
+        };
+    }
+    endgame::scaled_for_rules(score, game)
+}
+
 /// Brings the best-scored remaining move to `index` and returns it.
 #[inline(always)]
 fn pick(moves: &mut MoveList, order: &mut [i32], index: usize) -> Move {
@@ -763,7 +784,7 @@ pub(crate) fn tt_key(game: &Game) -> u64 {
         key ^= mix(plies as u64 + 1);
     }
     let reversible = game.reversible_plies();
-    if reversible >= 30 {
+    if reversible >= KING_MOVES_DRAW_PLIES - endgame::RULE_HORIZON {
         key ^= mix(reversible as u64 + 1_000);
     }
     key
