@@ -62,6 +62,9 @@ pub struct SearchFeatures {
     /// Against a lone king, drive it off the long diagonal and out of safe squares; shrink
     /// winning scores as a draw rule comes near (see the search's endgame knowledge).
     pub endgame_knowledge: bool,
+    /// At deep non-PV nodes, cut when a search four plies shallower beats beta by a man
+    /// (ProbCut; off: ahead in self-play, but it misses one breakthrough of the tactics test).
+    pub probcut: bool,
 }
 
 impl Default for SearchFeatures {
@@ -75,6 +78,7 @@ impl Default for SearchFeatures {
             late_move_pruning: false,
             adaptive_time: true,
             endgame_knowledge: true,
+            probcut: false,
         }
     }
 }

@@ -2,7 +2,8 @@
 //! aspiration windows, a capture quiescence, and move ordering by the transposition table,
 //! killers and history. Late quiet moves are searched with reduced depth first, a single legal
 //! move does not use up depth, and near the horizon quiet positions whose evaluation is far
-//! outside the window are cut (each of these is a switch in
+//! outside the window are cut; ProbCut (a shallower search that beats beta by a margin cuts a
+//! deep non-PV node) is written but off (each of these is a switch in
 //! [`SearchFeatures`](crate::SearchFeatures), measured in self-play).
 //!
 //! The search plays and takes back moves on a [`Game`], so that the rules crate decides
@@ -33,6 +34,12 @@ const INFINITY: i32 = Score::WIN.0 + 1;
 const WIN: i32 = Score::WIN.0;
 /// Scores beyond this are wins or losses (adjusted by ply in the table).
 const DECISIVE: i32 = WIN - Score::MAX_PLIES;
+
+/// ProbCut: the least depth it is tried at, the plies its search is shallower, and the margin
+/// above beta it must beat (centi-men).
+const PROBCUT_MIN_DEPTH: i32 = 6;
+const PROBCUT_REDUCTION: i32 = 4;
+const PROBCUT_MARGIN: i32 = 100;
 
 /// How often (in nodes) a thread looks at the clock and the stop flags.
 const POLL_INTERVAL: u64 = 1024;
@@ -447,6 +454,37 @@ impl Worker {
                 Bound::Upper => score <= alpha,
             };
             if usable {
+                return score;
+            }
+        }
+
+        // ProbCut: at a deep non-PV node, a search four plies shallower that beats beta by a
+        // margin predicts that the full search fails high too. Not where a capture is pending
+        // (the move is forced), nor with a table entry that already says the node fails low.
+        if shared.features.probcut
+            && !pv_node
+            && depth >= PROBCUT_MIN_DEPTH
+            && beta.abs() < DECISIVE - PROBCUT_MARGIN
+            && !entry.is_some_and(|entry| {
+                entry.bound != Bound::Lower
+                    && entry.depth >= depth - PROBCUT_REDUCTION
+                    && score_from_tt(entry.score, ply) < beta + PROBCUT_MARGIN
+            })
+            && !position.has_capture()
+        {
+            let raised = beta + PROBCUT_MARGIN;
+            let score = self.search(
+                shared,
+                game,
+                raised - 1,
+                raised,
+                depth - PROBCUT_REDUCTION,
+                ply,
+            );
+            if self.aborted {
+                return 0;
+            }
+            if score >= raised {
                 return score;
             }
         }
