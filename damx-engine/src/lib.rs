@@ -20,6 +20,7 @@
 //!   ballots`), for matches and tournaments.
 //! - [`perft`]: perft and divide on several threads (the rules' perft, split over a rayon
 //!   pool).
+//! - [`endings`]: a test set of won endings and their conversion in self-play by the rules.
 //! - [`gauntlet`]: players (the engine, a random mover, a one-ply material player), one game
 //!   between two of them, and the Elo estimate of a match; `cargo xtask strength` runs
 //!   matches with them.
@@ -43,6 +44,8 @@
 mod bench;
 mod board;
 pub mod egdb;
+mod endgame;
+pub mod endings;
 mod engine;
 pub mod eval;
 pub mod gauntlet;

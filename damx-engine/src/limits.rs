@@ -125,52 +125,173 @@ impl StopSignal {
 /// The time plan of one search: when to stop starting iterations, and when to stop outright.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TimePlan {
-    /// Do not start a new iteration after this.
+    /// Do not start a new iteration after this (before the adjustments of a [`Pacer`]).
     pub(crate) soft: Option<Duration>,
     /// Abort the search at this point.
     pub(crate) hard: Option<Duration>,
+    /// Whether the soft bound follows the search (a game clock with adaptive time management).
+    pub(crate) adaptive: bool,
 }
 
 /// Time kept back from every clock budget for the transmission of the move and the scheduling
-/// of threads.
-const CLOCK_RESERVE: Duration = Duration::from_millis(30);
+/// of threads: 50 ms and a fiftieth of the time left (a loaded machine may not run the
+/// search thread for a while).
+fn clock_reserve(remaining: Duration) -> Duration {
+    Duration::from_millis(50) + remaining / 50
+}
 
-/// The moves assumed still to come when the game has no move limit. Draughts games run 50 to 80
-/// moves a side; the budget shrinks with the clock, so overestimating costs little.
-const ASSUMED_MOVES_TO_GO: u32 = 30;
+/// The fixed plan's assumption of the moves still to come without a move limit.
+const FIXED_MOVES_TO_GO: u32 = 30;
+
+/// The moves a side still expects to make in a game without a move limit, from the pieces on
+/// the board: about 37 at the start (40 pieces), 23 in the middle game (20 pieces), never fewer
+/// than 10, since king endings run long. The budget is a fraction of what is left, recomputed
+/// every move, so a long game slows the pace down instead of running out.
+pub(crate) fn expected_moves_to_go(pieces: u32) -> u32 {
+    10 + pieces.min(40) * 2 / 3
+}
 
 impl TimePlan {
-    /// The plan for `limits`; `None` bounds mean no time limit.
-    pub(crate) fn new(limits: &Limits) -> TimePlan {
+    /// The plan for `limits` in a position with `pieces` pieces on the board; `adaptive`
+    /// chooses the phase-dependent budget whose soft bound a [`Pacer`] moves (else the fixed
+    /// plan: 30 moves to go, iterations stop at half the target). `None` bounds mean no time
+    /// limit.
+    pub(crate) fn new(limits: &Limits, pieces: u32, adaptive: bool) -> TimePlan {
         let mut plan = TimePlan {
             soft: None,
             hard: None,
+            adaptive: false,
         };
         if let Some(time) = limits.move_time {
             // A fixed move time is a hard budget; iterations may start until it runs out.
             plan.hard = Some(time);
         }
         if let Some(clock) = limits.clock {
-            let usable = clock.remaining.saturating_sub(CLOCK_RESERVE);
-            let moves = clock.moves_to_go.unwrap_or(ASSUMED_MOVES_TO_GO).max(1);
-            // With a move limit, keep a little for the last moves: divide by one more move.
-            let spread = if clock.moves_to_go.is_some() {
-                moves + 1
+            let (soft, hard) = if adaptive {
+                clock_budget(clock, pieces)
             } else {
-                moves
+                fixed_clock_budget(clock)
             };
-            let target = usable / spread;
-            // An iteration takes about as long as all before it together (a branching factor
-            // near two): stop starting them past half the target; abort at three targets or a
-            // third of what is left, whichever is less.
-            let soft = target / 2;
-            let hard = (target * 3).min(usable / 3).max(soft);
             plan.soft = min_some(plan.soft, Some(soft));
             plan.hard = min_some(plan.hard, Some(hard));
+            plan.adaptive = adaptive;
         }
         plan
     }
 }
+
+/// The adaptive clock budget: (soft, hard). The target is the time left spread over the moves
+/// expected to go (with a move limit, the moves still owed, plus one kept for safety). New
+/// iterations start until 60 % of the target, which a [`Pacer`] scales between 0.35 and 2.5
+/// times; an iteration is aborted at four targets or a quarter of what is left, whichever is
+/// less, but never before the target.
+fn clock_budget(clock: Clock, pieces: u32) -> (Duration, Duration) {
+    let usable = clock
+        .remaining
+        .saturating_sub(clock_reserve(clock.remaining));
+    let expected = expected_moves_to_go(pieces);
+    let spread = match clock.moves_to_go {
+        Some(owed) => owed.max(1).min(expected) + 1,
+        None => expected,
+    };
+    let target = usable / spread;
+    let soft = target.mul_f64(0.6);
+    // The target itself is at most half of what is left (the spread is at least two).
+    let hard = (target * 4).min(usable / 4).max(target);
+    (soft, hard)
+}
+
+/// The plan used before the adaptive one (kept to measure against): 30 moves to go, iterations
+/// start until half the target, aborted at three targets or a third of what is left.
+fn fixed_clock_budget(clock: Clock) -> (Duration, Duration) {
+    let usable = clock.remaining.saturating_sub(Duration::from_millis(30));
+    let moves = clock.moves_to_go.unwrap_or(FIXED_MOVES_TO_GO).max(1);
+    let spread = if clock.moves_to_go.is_some() {
+        moves + 1
+    } else {
+        moves
+    };
+    let target = usable / spread;
+    let soft = target / 2;
+    let hard = (target * 3).min(usable / 3).max(soft);
+    (soft, hard)
+}
+
+/// Moves the soft bound of a clock search between iterations: more time while the best move
+/// changes or the score falls, less when one move has stayed best for several iterations.
+#[derive(Clone, Debug)]
+pub(crate) struct Pacer {
+    base: Duration,
+    /// Decaying count of best-move changes (each change adds one, each iteration halves it).
+    instability: f64,
+    /// Iterations in a row that kept the best move.
+    stable: u32,
+    previous_score: Option<i32>,
+    factor: f64,
+}
+
+impl Pacer {
+    /// The widest scaling of the soft bound.
+    pub(crate) const MAX_FACTOR: f64 = 2.5;
+    /// The narrowest scaling of the soft bound.
+    pub(crate) const MIN_FACTOR: f64 = 0.35;
+
+    /// A pacer for the soft bound `base`.
+    pub(crate) fn new(base: Duration) -> Pacer {
+        Pacer {
+            base,
+            instability: 0.0,
+            stable: 0,
+            previous_score: None,
+            factor: 1.0,
+        }
+    }
+
+    /// Takes in a completed iteration: whether its best move differs from the previous
+    /// iteration's, and its score (centi-men, from the side to move). Returns the soft bound
+    /// now in force.
+    pub(crate) fn update(&mut self, depth: u32, best_changed: bool, score: i32) -> Duration {
+        self.instability *= 0.5;
+        if best_changed {
+            self.instability += 1.0;
+            self.stable = 0;
+        } else {
+            self.stable += 1;
+        }
+        let mut factor = 1.0 + 0.6 * self.instability;
+        // A score that falls between iterations: the search has seen a danger; look further.
+        // (Decisive scores are left out: their distance is not a measure of danger.)
+        if let Some(previous) = self.previous_score
+            && previous.abs() < DECISIVE_EVAL
+            && score.abs() < DECISIVE_EVAL
+        {
+            let drop = (previous - score).clamp(0, 100);
+            if drop > 15 {
+                factor *= 1.0 + f64::from(drop) / 100.0;
+            }
+        }
+        self.previous_score = Some(score);
+        // The shallow iterations change their minds for little reason; only a best move that
+        // has survived some depth is trusted to save time.
+        if depth >= 6 {
+            factor *= match self.stable {
+                0..=2 => 1.0,
+                3..=5 => 0.75,
+                _ => 0.55,
+            };
+        }
+        self.factor = factor.clamp(Pacer::MIN_FACTOR, Pacer::MAX_FACTOR);
+        self.soft()
+    }
+
+    /// The soft bound now in force.
+    pub(crate) fn soft(&self) -> Duration {
+        self.base.mul_f64(self.factor)
+    }
+}
+
+/// Scores beyond this are treated as decided by the pacer (an evaluation never gets near).
+const DECISIVE_EVAL: i32 = 10_000;
 
 fn min_some(a: Option<Duration>, b: Option<Duration>) -> Option<Duration> {
     match (a, b) {
@@ -216,33 +337,116 @@ mod tests {
         assert!(!clone.is_stopped());
     }
 
-    /// A clock budget spends a fraction of the time left, never more than a third of it, and
-    /// spreads it over the moves still to make.
+    fn clock(seconds: f64, moves_to_go: Option<u32>) -> Limits {
+        Limits::clock(Clock {
+            remaining: Duration::from_secs_f64(seconds),
+            moves_to_go,
+        })
+    }
+
+    /// The adaptive budget spends a fraction of the time left, never more than a quarter of it
+    /// (half on the last move of a move limit), more early in the game than late.
     #[test]
     fn clock_budget() {
-        let plan = TimePlan::new(&Limits::clock(Clock {
-            remaining: Duration::from_secs(60),
-            moves_to_go: None,
-        }));
-        let hard = plan.hard.unwrap();
-        assert!(hard <= Duration::from_secs(20) && hard >= Duration::from_secs(2));
-        assert!(plan.soft.unwrap() < hard);
+        let opening = TimePlan::new(&clock(60.0, None), 40, true);
+        let hard = opening.hard.unwrap();
+        let soft = opening.soft.unwrap();
+        assert!(opening.adaptive);
+        assert!(hard <= Duration::from_secs(15) && hard >= Duration::from_secs(2));
+        assert!(soft < hard && soft.mul_f64(Pacer::MAX_FACTOR) <= hard);
+        // The same clock buys more a move with fewer moves to go.
+        let ending = TimePlan::new(&clock(60.0, None), 8, true);
+        assert!(ending.soft.unwrap() > soft.mul_f64(1.5));
 
-        let last_move = TimePlan::new(&Limits::clock(Clock {
-            remaining: Duration::from_secs(3),
-            moves_to_go: Some(1),
-        }));
-        assert!(last_move.hard.unwrap() <= Duration::from_secs(1));
+        let last_move = TimePlan::new(&clock(3.0, Some(1)), 20, true);
+        let hard = last_move.hard.unwrap();
+        assert!(hard <= Duration::from_millis(1500) && hard >= Duration::from_millis(1000));
 
-        let almost_out = TimePlan::new(&Limits::clock(Clock {
-            remaining: Duration::from_millis(10),
-            moves_to_go: None,
-        }));
+        let limit = TimePlan::new(&clock(60.0, Some(5)), 40, true);
+        assert!(limit.hard.unwrap() <= Duration::from_secs(15));
+        assert!(limit.soft.unwrap() >= Duration::from_secs(5));
+
+        let almost_out = TimePlan::new(&clock(0.01, None), 40, true);
         assert_eq!(almost_out.hard, Some(Duration::ZERO));
 
-        let fixed = TimePlan::new(&Limits::move_time(Duration::from_millis(100)));
+        let fixed = TimePlan::new(&Limits::move_time(Duration::from_millis(100)), 40, true);
         assert_eq!(fixed.hard, Some(Duration::from_millis(100)));
         assert_eq!(fixed.soft, None);
-        assert_eq!(TimePlan::new(&Limits::depth(5)).hard, None);
+        assert!(!fixed.adaptive);
+        assert_eq!(TimePlan::new(&Limits::depth(5), 40, true).hard, None);
+    }
+
+    /// The fixed plan is the one from before: 30 moves to go, half the target.
+    #[test]
+    fn fixed_clock_budget() {
+        let plan = TimePlan::new(&clock(60.0, None), 40, false);
+        assert!(!plan.adaptive);
+        assert_eq!(plan.soft, Some(Duration::from_micros(999_500)));
+        assert_eq!(plan.hard, Some(Duration::from_millis(5_997)));
+        let last_move = TimePlan::new(&clock(3.0, Some(1)), 40, false);
+        assert!(last_move.hard.unwrap() <= Duration::from_secs(1));
+    }
+
+    /// The soft bound grows while the best move changes or the score falls, and shrinks when
+    /// one move stays best, within its bounds.
+    #[test]
+    fn pacer_follows_the_search() {
+        let base = Duration::from_millis(1000);
+        let mut calm = Pacer::new(base);
+        for depth in 1..=12 {
+            calm.update(depth, false, 20);
+        }
+        assert_eq!(calm.soft(), base.mul_f64(0.55));
+
+        let mut unsure = Pacer::new(base);
+        for depth in 1..=8 {
+            unsure.update(depth, false, 20);
+        }
+        let changed = unsure.update(9, true, 20);
+        assert!(changed > base.mul_f64(1.5), "{changed:?}");
+        // The effect fades as the new move holds.
+        let later = unsure.update(10, false, 20);
+        assert!(later < changed && later > base);
+
+        let mut falling = Pacer::new(base);
+        falling.update(7, false, 50);
+        let dropped = falling.update(8, false, -30);
+        assert_eq!(dropped, base.mul_f64(1.8));
+        // A deeper win is no danger.
+        let mut winning = Pacer::new(base);
+        winning.update(7, false, 29_000);
+        assert_eq!(winning.update(8, false, 28_990), base);
+
+        let mut wild = Pacer::new(base);
+        wild.update(7, false, 100);
+        let most = wild.update(8, true, -100);
+        assert_eq!(most, base.mul_f64(Pacer::MAX_FACTOR));
+    }
+
+    /// Played out with a fixed share of each soft bound (an iteration ends past the bound, so
+    /// a move takes about one and a half times it), a one-minute game spends most of its clock
+    /// however long it lasts, and never runs out, even if every move takes its hard limit.
+    #[test]
+    fn a_game_on_the_clock() {
+        for moves in [40u32, 60, 80, 150, 300] {
+            for share_of_soft in [1.5, 2.5] {
+                let mut remaining = 60.0f64;
+                for made in 0..moves {
+                    let pieces = 40 - (34 * made / moves);
+                    let plan = TimePlan::new(&clock(remaining, None), pieces, true);
+                    remaining -= plan.soft.unwrap().as_secs_f64() * share_of_soft;
+                    assert!(remaining > 0.0, "{moves} moves, {share_of_soft}");
+                }
+                if moves >= 60 && share_of_soft == 1.5 {
+                    assert!(remaining < 12.0, "{moves} moves leave {remaining} s");
+                }
+            }
+            let mut remaining = 60.0f64;
+            for made in 0..moves {
+                let plan = TimePlan::new(&clock(remaining, None), 40 - (34 * made / moves), true);
+                remaining -= plan.hard.unwrap().as_secs_f64();
+                assert!(remaining > 0.0);
+            }
+        }
     }
 }

@@ -2,7 +2,8 @@
 //! aspiration windows, a capture quiescence, and move ordering by the transposition table,
 //! killers and history. Late quiet moves are searched with reduced depth first, a single legal
 //! move does not use up depth, and near the horizon quiet positions whose evaluation is far
-//! outside the window are cut (each of these is a switch in
+//! outside the window are cut; ProbCut (a shallower search that beats beta by a margin cuts a
+//! deep non-PV node) is written but off (each of these is a switch in
 //! [`SearchFeatures`](crate::SearchFeatures), measured in self-play).
 //!
 //! The search plays and takes back moves on a [`Game`], so that the rules crate decides
@@ -18,6 +19,7 @@ use damx_rules::{
 };
 
 use crate::egdb::{Egdb, play as egdb};
+use crate::endgame;
 use crate::engine::SearchFeatures;
 use crate::eval::{EvalParams, evaluate_raw};
 use crate::limits::{StopSignal, TimePlan};
@@ -33,6 +35,12 @@ const INFINITY: i32 = Score::WIN.0 + 1;
 const WIN: i32 = Score::WIN.0;
 /// Scores beyond this are wins or losses (adjusted by ply in the table).
 const DECISIVE: i32 = WIN - Score::MAX_PLIES;
+
+/// ProbCut: the least depth it is tried at, the plies its search is shallower, and the margin
+/// above beta it must beat (centi-men).
+const PROBCUT_MIN_DEPTH: i32 = 6;
+const PROBCUT_REDUCTION: i32 = 4;
+const PROBCUT_MARGIN: i32 = 100;
 
 /// How often (in nodes) a thread looks at the clock and the stop flags.
 const POLL_INTERVAL: u64 = 1024;
@@ -175,7 +183,7 @@ impl Worker {
             .unwrap_or(0);
         root.swap(0, first);
         completed.best_move = Some(root[0]);
-        completed.score = evaluate_raw(&position, shared.params);
+        completed.score = evaluate(game, shared);
         completed.pv = vec![root[0]];
 
         let mut previous = completed.score;
@@ -435,7 +443,7 @@ impl Worker {
             return score;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate_raw(&position, shared.params);
+            return evaluate(game, shared);
         }
         let pv_node = beta - alpha > 1;
 
@@ -453,6 +461,37 @@ impl Worker {
                 Bound::Upper => score <= alpha,
             };
             if usable {
+                return score;
+            }
+        }
+
+        // ProbCut: at a deep non-PV node, a search four plies shallower that beats beta by a
+        // margin predicts that the full search fails high too. Not where a capture is pending
+        // (the move is forced), nor with a table entry that already says the node fails low.
+        if shared.features.probcut
+            && !pv_node
+            && depth >= PROBCUT_MIN_DEPTH
+            && beta.abs() < DECISIVE - PROBCUT_MARGIN
+            && !entry.is_some_and(|entry| {
+                entry.bound != Bound::Lower
+                    && entry.depth >= depth - PROBCUT_REDUCTION
+                    && score_from_tt(entry.score, ply) < beta + PROBCUT_MARGIN
+            })
+            && !position.has_capture()
+        {
+            let raised = beta + PROBCUT_MARGIN;
+            let score = self.search(
+                shared,
+                game,
+                raised - 1,
+                raised,
+                depth - PROBCUT_REDUCTION,
+                ply,
+            );
+            if self.aborted {
+                return 0;
+            }
+            if score >= raised {
                 return score;
             }
         }
@@ -479,7 +518,7 @@ impl Worker {
                 .with_side_to_move(!position.side_to_move())
                 .has_capture()
         {
-            let eval = evaluate_raw(&position, shared.params);
+            let eval = evaluate(game, shared);
             if eval - 80 * depth >= beta {
                 return eval;
             }
@@ -610,14 +649,13 @@ impl Worker {
             if is_rule_draw(game) {
                 return 0;
             }
-            return egdb::probe_node(shared.egdb, game)
-                .unwrap_or_else(|| evaluate_raw(&position, shared.params));
+            return egdb::probe_node(shared.egdb, game).unwrap_or_else(|| evaluate(game, shared));
         }
         if is_rule_draw(game) {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate_raw(&position, shared.params);
+            return evaluate(game, shared);
         }
         position.legal_moves_into(&mut self.lists[ply]);
         let mut best = -INFINITY;
@@ -707,6 +745,26 @@ impl Worker {
     }
 }
 
+/// The evaluation of the position at the end of `game`, from the side to move, with the
+/// search's endgame knowledge: the terms against a lone king, and the score shrinking as a
+/// draw rule comes near (see [`endgame`]).
+#[inline]
+fn evaluate(game: &Game, shared: &Shared<'_>) -> i32 {
+    let position = game.position();
+    let mut score = evaluate_raw(position, shared.params);
+    if !shared.features.endgame_knowledge {
+        return score;
+    }
+    let white = endgame::lone_king_terms(position);
+    if white != 0 {
+        score += match position.side_to_move() {
+            Color::White => white,
+            Color::Black => -white,
+        };
+    }
+    endgame::scaled_for_rules(score, game)
+}
+
 /// Brings the best-scored remaining move to `index` and returns it.
 #[inline(always)]
 fn pick(moves: &mut MoveList, order: &mut [i32], index: usize) -> Move {
@@ -771,7 +829,7 @@ pub(crate) fn tt_key(game: &Game) -> u64 {
         key ^= mix(plies as u64 + 1);
     }
     let reversible = game.reversible_plies();
-    if reversible >= 30 {
+    if reversible >= KING_MOVES_DRAW_PLIES - endgame::RULE_HORIZON {
         key ^= mix(reversible as u64 + 1_000);
     }
     key

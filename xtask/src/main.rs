@@ -6,6 +6,7 @@
 mod ballots;
 mod common;
 mod conformance;
+mod endings;
 mod fuzz_wire;
 mod interop;
 mod perft;
@@ -46,6 +47,12 @@ const TASKS: &[Task] = &[
         args: strength::ARGS,
         about: strength::ABOUT,
         run: strength::run,
+    },
+    Task {
+        name: "endings",
+        args: endings::ARGS,
+        about: endings::ABOUT,
+        run: endings::run,
     },
     Task {
         name: "ballots",

@@ -11,7 +11,8 @@ pub(crate) const SPEC_HELP: &str = "\
 a player is `random`, `material` (one-ply material) or comma-separated engine settings:
 depth=N, time=MS (per move), game=MS (per game, on a clock), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned,
 lmr=on|off, aspiration=on|off, extension=on|off, threat=on|off,
-pruning=on|off, lmp=on|off";
+pruning=on|off, lmp=on|off, timeman=on|off (adaptive time on a game clock), probcut=on|off,
+endgame=on|off (knowledge for converting won endings)";
 
 /// What kind of player a specification names.
 #[derive(Clone, Debug)]
@@ -72,6 +73,9 @@ impl Spec {
                         "threat" => options.search.threat_extension = switch()?,
                         "pruning" => options.search.static_pruning = switch()?,
                         "lmp" => options.search.late_move_pruning = switch()?,
+                        "timeman" => options.search.adaptive_time = switch()?,
+                        "probcut" => options.search.probcut = switch()?,
+                        "endgame" => options.search.endgame_knowledge = switch()?,
                         _ => bail!("unknown setting `{key}`\n{SPEC_HELP}"),
                     }
                 }

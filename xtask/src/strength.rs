@@ -2,13 +2,14 @@
 //! ballots, colours swapped, with the score and an Elo estimate.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use damx_engine::gauntlet::{Player, Tally, play_timed_game};
 use damx_engine::openings;
 use damx_rules::Color;
+use damx_session::tournament::{Hypothesis, SprtConfig};
 
 use crate::players::{self, Spec};
 
@@ -18,12 +19,16 @@ from the built-in ballots, each ballot twice with colours swapped; print A's win
 losses, its score and an Elo estimate with a 95% margin. CONCURRENCY games run at once
 (default: the cores, or 1 if a player uses several threads). Games end by the rules or are
 drawn after MAX-PLIES plies (default 400). OFFSET starts at another ballot (default 0).
+With --sprt SPEC (elo0=0,elo1=10,alpha=0.05,beta=0.05, or any subset) A is tested against
+B: games go on until the test accepts H0 or H1, or GAMES run out or MAX-MINUTES pass (then
+it is undecided); the LLR is printed with the running score, the verdict at the end.
 A SPEC is `random`, `material` or engine settings such as `depth=6,threads=2`: depth=N,
 time=MS (a move), game=MS (a game, on a clock: running out loses), nodes=N, threads=N,
-hash=MIB, weights=FILE|hand|tuned, and lmr, aspiration, extension, threat, pruning, lmp =on|off.";
+hash=MIB, weights=FILE|hand|tuned, and lmr, aspiration, extension, threat, pruning, lmp,
+timeman, probcut, endgame =on|off.";
 
-pub(crate) const ARGS: &str =
-    "[--games N] [--a SPEC] [--b SPEC] [--concurrency N] [--max-plies N] [--offset N]";
+pub(crate) const ARGS: &str = "[--games N] [--a SPEC] [--b SPEC] [--concurrency N] [--max-plies N] [--offset N] \
+[--sprt SPEC] [--max-minutes M]";
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut games = 200usize;
@@ -32,6 +37,8 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut concurrency = None;
     let mut max_plies = 400usize;
     let mut offset = 0usize;
+    let mut sprt = None;
+    let mut max_time = None;
     let number = |value: &str| -> anyhow::Result<usize> {
         value
             .parse()
@@ -39,7 +46,16 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     };
     for (name, value) in players::options(
         args,
-        &["games", "a", "b", "concurrency", "max-plies", "offset"],
+        &[
+            "games",
+            "a",
+            "b",
+            "concurrency",
+            "max-plies",
+            "offset",
+            "sprt",
+            "max-minutes",
+        ],
     )? {
         match name {
             "games" => games = number(value)?,
@@ -47,6 +63,15 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             "b" => b = value.to_string(),
             "concurrency" => concurrency = Some(number(value)?.max(1)),
             "max-plies" => max_plies = number(value)?,
+            "sprt" => sprt = Some(parse_sprt(value)?),
+            "max-minutes" => {
+                let minutes: f64 = value
+                    .parse()
+                    .ok()
+                    .filter(|m: &f64| m.is_finite() && *m > 0.0)
+                    .with_context(|| format!("expected a positive number, got `{value}`"))?;
+                max_time = Some(Duration::from_secs_f64(minutes * 60.0));
+            }
             _ => offset = number(value)?,
         }
     }
@@ -68,19 +93,37 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         players::load_average()
     );
 
+    if let Some(sprt) = &sprt {
+        let (lower, upper) = sprt.bounds();
+        println!(
+            "sprt: elo0 {} elo1 {} alpha {} beta {}, bounds {lower:.2} {upper:.2}",
+            sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta
+        );
+    }
+
     let next = AtomicUsize::new(0);
-    let lost_on_time = AtomicUsize::new(0);
+    // Raised when the test has decided or the time is up: no new game starts.
+    let done = AtomicBool::new(false);
+    // Games lost on time by A and by B.
+    let lost_on_time = [AtomicUsize::new(0), AtomicUsize::new(0)];
     // A's results as White and as Black.
     let results = Mutex::new((Tally::default(), Tally::default()));
     let start = Instant::now();
     std::thread::scope(|scope| {
         for worker in 0..concurrency {
-            let (a, b, next, results, lost_on_time) = (&a, &b, &next, &results, &lost_on_time);
+            let (a, b, next, results, lost_on_time, done, sprt) =
+                (&a, &b, &next, &results, &lost_on_time, &done, &sprt);
             scope.spawn(move || {
                 let seed = worker as u64 * 1_000_003;
                 let mut player_a = a.build(seed + 1);
                 let mut player_b = b.build(seed + 2);
                 loop {
+                    if max_time.is_some_and(|limit| start.elapsed() >= limit) {
+                        done.store(true, Ordering::Relaxed);
+                    }
+                    if done.load(Ordering::Relaxed) {
+                        break;
+                    }
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     if index >= games {
                         break;
@@ -98,8 +141,9 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
                         Color::Black => [seat_b, seat_a],
                     };
                     let record = play_timed_game(seats, &ballot.game(), max_plies);
-                    if record.lost_on_time.is_some() {
-                        lost_on_time.fetch_add(1, Ordering::Relaxed);
+                    if let Some(loser) = record.lost_on_time {
+                        let seat = usize::from(loser != a_colour);
+                        lost_on_time[seat].fetch_add(1, Ordering::Relaxed);
                     }
                     let a_won = record.winner().map(|winner| winner == a_colour);
                     let mut results = results.lock().unwrap_or_else(|e| e.into_inner());
@@ -107,10 +151,21 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
                         Color::White => results.0.add(a_won),
                         Color::Black => results.1.add(a_won),
                     }
-                    let done = results.0.games() + results.1.games();
-                    if done.is_multiple_of(20) || done as usize == games {
-                        let total = total(&results);
-                        println!("  {done:>5} games  A {total}  [{:.0?}]", start.elapsed());
+                    let played = results.0.games() + results.1.games();
+                    let total = total(&results);
+                    let status = sprt.as_ref().map(|sprt| sprt.status(&total));
+                    if status.is_some_and(|status| status.verdict.is_some()) {
+                        done.store(true, Ordering::Relaxed);
+                    }
+                    let every = if sprt.is_some() { 10 } else { 20 };
+                    if played.is_multiple_of(every) || played as usize == games {
+                        let llr = status
+                            .map(|status| format!("  llr {:.2}", status.llr))
+                            .unwrap_or_default();
+                        println!(
+                            "  {played:>5} games  A {total}{llr}  [{:.0?}]",
+                            start.elapsed()
+                        );
                     }
                 }
             });
@@ -122,9 +177,21 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     println!("A as Black: {}", results.1);
     println!("A = {} vs B = {}", a.text, b.text);
     println!("A: {all}");
-    let flagged = lost_on_time.into_inner();
-    if flagged > 0 {
-        println!("{flagged} games lost on time");
+    if let Some(sprt) = &sprt {
+        let status = sprt.status(&all);
+        let verdict = match status.verdict {
+            Some(Hypothesis::H1) => "H1 accepted (A is better by elo1)",
+            Some(Hypothesis::H0) => "H0 accepted (A is not better by elo1)",
+            None => "undecided",
+        };
+        println!(
+            "sprt: llr {:.2} (bounds {:.2} {:.2}): {verdict}",
+            status.llr, status.lower, status.upper
+        );
+    }
+    let [a_flagged, b_flagged] = lost_on_time.map(AtomicUsize::into_inner);
+    if a_flagged + b_flagged > 0 {
+        println!("games lost on time: {a_flagged} by A, {b_flagged} by B");
     }
     println!(
         "{} games in {:.1?}, load {}",
@@ -141,4 +208,33 @@ fn total(results: &(Tally, Tally)) -> Tally {
         draws: results.0.draws + results.1.draws,
         losses: results.0.losses + results.1.losses,
     }
+}
+
+/// `elo0=0,elo1=10,alpha=0.05,beta=0.05`, any subset (the rest default).
+fn parse_sprt(text: &str) -> anyhow::Result<SprtConfig> {
+    let mut sprt = SprtConfig::default();
+    for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (key, value) = item
+            .split_once('=')
+            .with_context(|| format!("`{item}` is not key=value"))?;
+        let value: f64 = value
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite())
+            .with_context(|| format!("`{key}` wants a number, got `{value}`"))?;
+        match key {
+            "elo0" => sprt.elo0 = value,
+            "elo1" => sprt.elo1 = value,
+            "alpha" => sprt.alpha = value,
+            "beta" => sprt.beta = value,
+            _ => bail!("unknown sprt setting `{key}` (elo0, elo1, alpha, beta)"),
+        }
+    }
+    if !(sprt.alpha > 0.0 && sprt.alpha < 0.5 && sprt.beta > 0.0 && sprt.beta < 0.5) {
+        bail!("alpha and beta must be between 0 and 0.5");
+    }
+    if sprt.elo1 <= sprt.elo0 {
+        bail!("elo1 must be greater than elo0");
+    }
+    Ok(sprt)
 }
