@@ -11,6 +11,7 @@ mod interop;
 mod perft;
 mod players;
 mod strength;
+mod train;
 mod tune;
 mod versus;
 
@@ -52,6 +53,12 @@ const TASKS: &[Task] = &[
         args: ballots::ARGS,
         about: ballots::ABOUT,
         run: ballots::run,
+    },
+    Task {
+        name: "train",
+        args: train::ARGS,
+        about: train::ABOUT,
+        run: train::run,
     },
     Task {
         name: "tune",

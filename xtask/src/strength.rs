@@ -20,7 +20,7 @@ losses, its score and an Elo estimate with a 95% margin. CONCURRENCY games run a
 drawn after MAX-PLIES plies (default 400). OFFSET starts at another ballot (default 0).
 A SPEC is `random`, `material` or engine settings such as `depth=6,threads=2`: depth=N,
 time=MS (a move), game=MS (a game, on a clock: running out loses), nodes=N, threads=N,
-hash=MIB, weights=FILE|hand|tuned, and lmr, aspiration, extension, threat, pruning, lmp =on|off.";
+hash=MIB, weights=FILE|hand|tuned|pattern (a FILE.dxw holds pattern weights), and lmr, aspiration, extension, threat, pruning, lmp =on|off.";
 
 pub(crate) const ARGS: &str =
     "[--games N] [--a SPEC] [--b SPEC] [--concurrency N] [--max-plies N] [--offset N]";

@@ -12,6 +12,7 @@
 //! | `builtin` or `builtin=engine\|random\|first` | built-in | the damx engine (default), a random mover, or a first-legal-move player, run in process |
 //! | `depth=N`, `nodes=N`, `movetime=S` | built-in engine | a fixed strength instead of the game clock |
 //! | `threads=N`, `hash=MB` | built-in engine | its search threads and table size (default 1 and 64) |
+//! | `eval=hand\|pattern`, `weights=FILE` | built-in engine | its evaluation: the hand features (default) or the pattern tables, with the built-in weights or those of a file from `cargo xtask train fit` |
 //! | `seed=N` | random mover | its seed |
 //! | `cmd=PROGRAM ARGS` | external | the command line (words split at blanks, quotes group); `{port}` is replaced by a free port |
 //! | `dir=PATH` | external | its working directory (a relative program path is taken from it) |
@@ -24,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use damx_engine::{EngineOptions, Limits};
+use damx_engine::{EngineOptions, EvalParams, Limits};
 use damx_session::EnginePlayerOptions;
 use damx_session::referee::{
     Adjudication, AdjudicationMethod, BuiltinPlayer, ClaimPolicy, External, Participant,
@@ -44,8 +45,8 @@ pub(crate) struct EngineSpec {
 }
 
 /// The keys a spec may use, for error messages.
-const KEYS: &str = "name, builtin, depth, nodes, movetime, threads, hash, seed, cmd, dir, \
-                    connect, listen";
+const KEYS: &str = "name, builtin, depth, nodes, movetime, threads, hash, eval, weights, seed, \
+                    cmd, dir, connect, listen";
 
 /// Reads `key=value,key=value,...` (a key alone stands for a flag).
 pub(crate) fn parse_engine(text: &str) -> Result<EngineSpec, String> {
@@ -113,6 +114,7 @@ struct SpecBuilder {
     movetime: Option<Duration>,
     threads: Option<usize>,
     hash: Option<usize>,
+    eval: Option<EvalParams>,
     seed: Option<u64>,
     cmd: Option<Vec<String>>,
     dir: Option<PathBuf>,
@@ -155,6 +157,23 @@ impl SpecBuilder {
             "movetime" => self.movetime = Some(parse_seconds(&needs(value)?)?),
             "threads" => self.threads = Some(number(value)?.clamp(1, 1024) as usize),
             "hash" => self.hash = Some(number(value)?.clamp(1, 65_536) as usize),
+            "eval" => {
+                let kind = needs(value)?;
+                let eval = match kind.as_str() {
+                    "hand" => EvalParams::default(),
+                    "pattern" => EvalParams::pattern(),
+                    _ => return Err(format!("eval: expected hand or pattern, found {kind:?}")),
+                };
+                if self.eval.as_ref().is_none_or(|e| e.patterns.is_none()) {
+                    self.eval = Some(eval);
+                }
+            }
+            "weights" => {
+                let path = needs(value)?;
+                let weights =
+                    super::parse_weights(&path).map_err(|e| format!("weights: {path}: {e}"))?;
+                self.eval = Some(EvalParams::with_patterns(weights));
+            }
             "seed" => self.seed = Some(number(value)?),
             "cmd" => {
                 let words = match words {
@@ -193,6 +212,7 @@ impl SpecBuilder {
             || self.movetime.is_some()
             || self.threads.is_some()
             || self.hash.is_some()
+            || self.eval.is_some()
             || self.seed.is_some();
         if self.builtin.is_some() && external {
             return Err(
@@ -202,7 +222,7 @@ impl SpecBuilder {
         if external {
             if engine_keys {
                 return Err(
-                    "depth, nodes, movetime, threads, hash and seed are for builtin players".into(),
+                    "depth, nodes, movetime, threads, hash, eval, weights and seed are for builtin players".into(),
                 );
             }
             let reach = self.reach.ok_or(
@@ -238,6 +258,7 @@ impl SpecBuilder {
                     engine: EngineOptions {
                         threads: self.threads.unwrap_or(defaults.threads),
                         hash_mb: self.hash.unwrap_or(defaults.hash_mb),
+                        eval: self.eval.unwrap_or(defaults.eval),
                         ..defaults
                     },
                     fixed,
@@ -670,6 +691,30 @@ fn parse_sprt(text: &str) -> Result<SprtConfig, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `eval=` and `weights=` choose the built-in engine's evaluation; a missing weights file
+    /// is refused.
+    #[test]
+    fn evaluation_keys() {
+        let evaluation = |text: &str| match parse_engine(text).map(|spec| spec.kind) {
+            Ok(ParticipantKind::Builtin(BuiltinPlayer::Engine(options))) => Ok(options.engine.eval),
+            Ok(_) => Err("not an engine".to_string()),
+            Err(error) => Err(error),
+        };
+        assert_eq!(evaluation("builtin"), Ok(EvalParams::default()));
+        assert_eq!(
+            evaluation("builtin,eval=pattern"),
+            Ok(EvalParams::pattern())
+        );
+        assert!(
+            evaluation("builtin,eval=magic")
+                .unwrap_err()
+                .contains("hand or pattern")
+        );
+        let error = evaluation("builtin,weights=/nonexistent/w.dxw").unwrap_err();
+        assert!(error.contains("cannot read"), "{error}");
+        assert!(parse_engine("cmd=x,connect=127.0.0.1:1,eval=pattern").is_err());
+    }
 
     /// Built-in and external specs read into participants; mistakes are named.
     #[test]
