@@ -49,8 +49,8 @@ the pattern evaluation's training pipeline (see README, Training):
     into OUT (a compact binary file); plies before MIN-PLY (default 6) are skipped
   fit: logistic regression of the results of POSITIONS-FILEs (pooled) on the pattern
     evaluation: EPOCHS epochs (default 30) of Adam over batches of BATCH (default 16384) at
-    rate LR (default 2), L2 penalty L2 (default 1e-6) on the region weights, VALIDATION
-    (default 0.1) of the positions held out; starts from START (builtin, zero or a .dxw file);
+    rate LR (default 2), L2 penalty L2 (default 1e-7) on the region weights, VALIDATION
+    (default 0.1) of the positions held out (the last games of the last files); starts from START (builtin, zero or a .dxw file);
     writes OUT (.dxw) with the weights of the best validation epoch, and OUT.log";
 
 pub(crate) const ARGS: &str = "games [--games N] [--nodes N] [--seed N] [--shard I/N] [--dir DIR] [--weights W] \
@@ -652,7 +652,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
     let epochs: usize = options.number("epochs", 30)?;
     let batch: usize = options.number::<usize>("batch", 16384)?.max(1);
     let rate: f32 = options.number("lr", 2.0)?;
-    let l2: f64 = options.number("l2", 1e-6)?;
+    let l2: f64 = options.number("l2", 1e-7)?;
     let held: f64 = options.number("validation", 0.1)?;
     let seed: u64 = options.number("seed", 1)?;
     let threads: usize = options.number("threads", 0)?;
@@ -682,19 +682,29 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
             labelled.extend(read_positions(path)?);
         }
         ensure!(labelled.len() >= 10, "too few positions ({})", labelled.len());
+        // The positions of a game lie together in the files: holding out the last ones keeps
+        // whole games out of training (positions of one game share their label, so a split
+        // by position would measure memory of games, not judgement).
+        let validation_count = ((labelled.len() as f64) * held) as usize;
+        let mut training = labelled.split_off(labelled.len() - validation_count);
+        std::mem::swap(&mut training, &mut labelled);
+        let held_out = labelled;
         let mut rng = Rng::new(seed);
-        for i in (1..labelled.len()).rev() {
-            labelled.swap(i, rng.below(i + 1));
+        for i in (1..training.len()).rev() {
+            training.swap(i, rng.below(i + 1));
         }
-        let samples: Vec<Sample> = labelled
-            .par_iter()
-            .map(|l| Sample {
-                terms: Terms::of(&l.pieces),
-                result: f32::from(l.result) / 2.0,
-            })
-            .collect();
-        let validation_count = ((samples.len() as f64) * held) as usize;
-        let (validation, training) = samples.split_at(validation_count);
+        let prepare = |records: &[Labelled]| -> Vec<Sample> {
+            records
+                .par_iter()
+                .map(|l| Sample {
+                    terms: Terms::of(&l.pieces),
+                    result: f32::from(l.result) / 2.0,
+                })
+                .collect()
+        };
+        let (training, validation) = (prepare(&training), prepare(&held_out));
+        let (training, validation) = (&training[..], &validation[..]);
+        let samples = training.len() + validation.len();
         let k = fit_scale(training);
         let mut log = String::new();
         let mut say = |line: String| {
@@ -705,7 +715,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         say(format!("# {command}"));
         say(format!(
             "fit: {} positions from {} files ({} training, {} validation), prepared in {:.1} s; k = {k:.6}",
-            samples.len(),
+            samples,
             options.files.len(),
             training.len(),
             validation.len(),
