@@ -26,7 +26,7 @@
 //! The session commands share option groups, flattened into each command (module
 //! `session`):
 //!
-//! - [`EngineArgs`] (`--threads`, `--hash`) for every command that runs the built-in engine,
+//! - [`EngineArgs`] (`--threads`, `--hash`, `--eval`, `--weights`) for every command that runs the built-in engine,
 //!   with the strength options `--depth N` / `--time S` where a fixed strength is wanted
 //!   instead of the game clock;
 //! - the peer: `--listen ADDR` or `--connect ADDR` (exclusive; `follow` listens on
@@ -46,11 +46,13 @@
 //! `--engine name=scan,cmd=./scan-dxp,dir=engines/scan,connect=127.0.0.1:27532`.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
-use damx_engine::{BENCH_DEPTH, BenchOptions, EngineOptions, Limits};
+use damx_engine::pattern::PatternWeights;
+use damx_engine::{BENCH_DEPTH, BenchOptions, EngineOptions, EvalParams, Limits};
 use damx_rules::Position;
 
 use crate::cmd;
@@ -204,7 +206,7 @@ Examples:
   damx match --engine builtin,name=new --engine builtin,name=old --sprt elo0=0,elo1=10
 
 A participant (--engine, twice) is `builtin` (the damx engine in process; keys depth, nodes, \
-movetime, threads, hash; `builtin=random` or `builtin=first` for baselines) or an external \
+movetime, threads, hash, eval=hand|pattern, weights=FILE; `builtin=random` or `builtin=first` for baselines) or an external \
 DXP program: cmd=COMMAND, dir=DIR, and connect=HOST:PORT (it listens) or listen (it connects); \
 {port} in the command and address is replaced by a free port. damx is the Initiator towards \
 both, checks every move, keeps the clocks and adjudicates. Each opening is played twice with \
@@ -445,6 +447,9 @@ pub(crate) struct EngineArgs {
     /// user's cache directory, when it holds any; see `damx egdb`]
     #[arg(long, value_name = "DIR")]
     egdb: Option<PathBuf>,
+
+    #[command(flatten)]
+    eval: EvalArgs,
 }
 
 impl EngineArgs {
@@ -461,6 +466,7 @@ impl EngineArgs {
         EngineOptions {
             threads: usize::from(self.threads),
             hash_mb: self.hash as usize,
+            eval: self.eval.params(),
             ..EngineOptions::default()
         }
     }
@@ -474,6 +480,47 @@ impl EngineArgs {
             None => damx_engine::egdb::default_dir().filter(|dir| dir.is_dir()),
         }
     }
+}
+
+/// Which evaluation the built-in engine uses, for every command that runs it.
+#[derive(Debug, Args)]
+pub(crate) struct EvalArgs {
+    /// The evaluation: hand (hand-written features) or pattern (region tables fitted to game
+    /// results, with the built-in weights unless --weights is given)
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = EvalKind::Hand)]
+    eval: EvalKind,
+
+    /// Pattern weights file (written by `cargo xtask train fit`); implies --eval pattern. A
+    /// truncated or damaged file, or one of another format version, is refused
+    #[arg(long, value_name = "FILE", value_parser = parse_weights)]
+    weights: Option<Arc<PatternWeights>>,
+}
+
+/// The evaluations to choose from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum EvalKind {
+    /// Hand-written features with tuned weights.
+    Hand,
+    /// Pattern tables fitted to game results.
+    Pattern,
+}
+
+impl EvalArgs {
+    /// The evaluation weights.
+    pub(crate) fn params(&self) -> EvalParams {
+        match (&self.weights, self.eval) {
+            (Some(weights), _) => EvalParams::with_patterns(weights.clone()),
+            (None, EvalKind::Pattern) => EvalParams::pattern(),
+            (None, EvalKind::Hand) => EvalParams::default(),
+        }
+    }
+}
+
+/// Reads a pattern weights file.
+pub(crate) fn parse_weights(path: &str) -> Result<Arc<PatternWeights>, String> {
+    PatternWeights::load(Path::new(path))
+        .map(Arc::new)
+        .map_err(|error| error.to_string())
 }
 
 /// `damx analyse`.
@@ -564,6 +611,9 @@ pub(crate) struct BenchArgs {
     )]
     hash: u32,
 
+    #[command(flatten)]
+    eval: EvalArgs,
+
     /// Print one JSON object instead of text
     #[arg(long)]
     json: bool,
@@ -578,6 +628,7 @@ impl BenchArgs {
                 threads: usize::from(self.threads),
                 hash_mb: self.hash as usize,
             },
+            eval: self.eval.params(),
             json: self.json,
         }
     }
@@ -638,6 +689,49 @@ mod tests {
     #[test]
     fn the_command_line_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// `--weights` takes a pattern weights file and refuses a damaged one, saying why; the
+    /// built-in weights stay in use.
+    #[test]
+    fn weights_files_are_checked() {
+        let dir = std::env::temp_dir().join(format!("damx-weights-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = PatternWeights::builtin().to_bytes();
+        let path = dir.join("good.dxw");
+        std::fs::write(&path, &good).unwrap();
+        let cli = Cli::try_parse_from(["damx", "bench", "--weights", path.to_str().unwrap()]);
+        assert!(cli.is_ok());
+        let cases: [(&str, Vec<u8>, &str); 3] = [
+            ("short.dxw", good[..good.len() - 2].to_vec(), "truncated"),
+            (
+                "version.dxw",
+                [&good[..8], &[9, 0], &good[10..]].concat(),
+                "version 9",
+            ),
+            (
+                "checksum.dxw",
+                [&good[..good.len() - 1], &[good[good.len() - 1] ^ 1]].concat(),
+                "checksum",
+            ),
+        ];
+        for (name, bytes, expected) in cases {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).unwrap();
+            let error = Cli::try_parse_from(["damx", "bench", "--weights", path.to_str().unwrap()])
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(expected), "{name}: {error}");
+        }
+        assert_eq!(
+            EvalArgs {
+                eval: EvalKind::Hand,
+                weights: None
+            }
+            .params(),
+            EvalParams::default()
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// `startpos` and FENs are positions; anything else names a PDN file.

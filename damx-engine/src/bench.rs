@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use damx_rules::{Game, Move, Position};
 
 use crate::engine::{Engine, EngineOptions, per_second};
+use crate::eval::EvalParams;
 use crate::limits::{Limits, StopSignal};
 use crate::score::Score;
 
@@ -87,9 +88,15 @@ pub struct BenchReport {
 /// Searches every [`BENCH_POSITIONS`] entry to `options.depth` with a fresh table and history
 /// each (so that one thread gives the same node count every run), with the default weights.
 pub fn bench(options: &BenchOptions) -> BenchReport {
+    bench_with(options, &EvalParams::default())
+}
+
+/// [`bench`] with the evaluation `eval` (the signature of another weight set or evaluation).
+pub fn bench_with(options: &BenchOptions, eval: &EvalParams) -> BenchReport {
     let mut engine = Engine::new(EngineOptions {
         threads: options.threads,
         hash_mb: options.hash_mb,
+        eval: eval.clone(),
         ..EngineOptions::default()
     });
     let stop = StopSignal::new();

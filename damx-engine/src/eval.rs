@@ -43,6 +43,7 @@
 //! against at most two more kings, is drawish.
 
 use std::fmt;
+use std::sync::Arc;
 
 use damx_rules::{Color, Position};
 
@@ -50,6 +51,7 @@ use crate::board::{
     self, LEFT_HALF, LONG_DIAGONAL, PROMOTION_CONE, RIGHT_HALF, down_left, down_right, mirror,
     up_left, up_right,
 };
+use crate::pattern::PatternWeights;
 use crate::score::Score;
 use crate::weights;
 
@@ -165,12 +167,17 @@ const FEATURE_NAMES: [&str; FEATURE_COUNT] = {
 /// [`EvalParams::default`] gives the tuned weights the engine plays with; [`EvalParams::hand_set`]
 /// the starting point of the tuning. Weights can be read from and written to a small text
 /// format (one `name mg eg` line per feature) to compare weight sets in the gauntlet.
+///
+/// With [`EvalParams::patterns`] set, the engine evaluates with the pattern evaluation
+/// ([`crate::pattern`]) and those weights instead, and the hand-feature weights are not used.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct EvalParams {
     /// Opening weights, in [`feature_names`] order.
     pub opening: [i32; FEATURE_COUNT],
     /// Ending weights, in [`feature_names`] order.
     pub ending: [i32; FEATURE_COUNT],
+    /// Pattern weights: when set, the pattern evaluation replaces the hand features.
+    pub patterns: Option<Arc<PatternWeights>>,
 }
 
 impl Default for EvalParams {
@@ -179,6 +186,7 @@ impl Default for EvalParams {
         EvalParams {
             opening: weights::OPENING,
             ending: weights::ENDING,
+            patterns: None,
         }
     }
 }
@@ -187,6 +195,19 @@ impl EvalParams {
     /// The tuned weights (the default).
     pub fn tuned() -> EvalParams {
         EvalParams::default()
+    }
+
+    /// The pattern evaluation with `weights`.
+    pub fn with_patterns(weights: Arc<PatternWeights>) -> EvalParams {
+        EvalParams {
+            patterns: Some(weights),
+            ..EvalParams::default()
+        }
+    }
+
+    /// The pattern evaluation with the built-in weights (`damx-engine/weights/pattern.dxw`).
+    pub fn pattern() -> EvalParams {
+        EvalParams::with_patterns(PatternWeights::builtin())
     }
 
     /// Weights set by hand from draughts knowledge, before any tuning.
@@ -229,7 +250,11 @@ impl EvalParams {
         opening[SOLE_KINGS] = 50;
         ending[SOLE_KINGS] = 50;
         ending[TO_MOVE] = 5;
-        EvalParams { opening, ending }
+        EvalParams {
+            opening,
+            ending,
+            patterns: None,
+        }
     }
 
     /// Reads weights written by [`EvalParams::to_text`]: one line per feature, the name, the
@@ -277,7 +302,11 @@ impl EvalParams {
                 kind: ParamsErrorKind::Missing(FEATURE_NAMES[missing].to_string()),
             });
         }
-        Ok(EvalParams { opening, ending })
+        Ok(EvalParams {
+            opening,
+            ending,
+            patterns: None,
+        })
     }
 
     /// The weights as text, one `name opening ending` line per feature.
@@ -507,6 +536,28 @@ fn all_features<S: Sink>(sink: &mut S, material: &Material, side_to_move: Color)
 
 /// The divisor that pulls drawish endings towards zero (1 for everything else).
 fn draw_divisor(material: &Material) -> i32 {
+    draw_divisor_of(
+        material.white_men,
+        material.white_kings,
+        material.black_men,
+        material.black_kings,
+    )
+}
+
+/// [`draw_divisor`] of the pieces as layout bits (shared with the pattern evaluation).
+#[inline]
+pub(crate) fn draw_divisor_of(
+    white_men: u64,
+    white_kings: u64,
+    black_men: u64,
+    black_kings: u64,
+) -> i32 {
+    let material = Material {
+        white_men,
+        white_kings,
+        black_men,
+        black_kings,
+    };
     let count = |bits: u64| bits.count_ones() as i32;
     let (wm, wk, bm, bk) = (
         count(material.white_men),
@@ -557,6 +608,9 @@ pub fn evaluate_with(position: &Position, params: &EvalParams) -> Score {
 /// The evaluation as a plain number, from the side to move, clamped below the win scores.
 #[inline]
 pub(crate) fn evaluate_raw(position: &Position, params: &EvalParams) -> i32 {
+    if let Some(patterns) = &params.patterns {
+        return patterns.evaluate_raw(position);
+    }
     let material = Material::of(position);
     let mut sink = Weighted {
         params,

@@ -13,7 +13,9 @@
 //!   evaluated statically), move ordering by table move, killers and history, late-move
 //!   reductions, an extension for forced moves, static pruning near the horizon, and the
 //!   draw rules of [`damx_rules::Game`].
-//! - [`evaluate`]: the static evaluation; [`eval`] describes its features and weights.
+//! - [`evaluate`]: the static evaluation; [`eval`] describes its features and weights, and
+//!   [`pattern`] the pattern evaluation (region tables fitted to game results, weights as a
+//!   file) that [`EvalParams::with_patterns`] selects.
 //! - [`egdb`]: endgame databases: building them by retrograde analysis, probing, verifying.
 //! - [`bench()`]: the fixed-depth bench whose node count is the behaviour signature.
 //! - [`openings`]: the built-in balanced 2- and 3-ply ballots (derived by `cargo xtask
@@ -51,13 +53,16 @@ pub mod eval;
 pub mod gauntlet;
 mod limits;
 pub mod openings;
+pub mod pattern;
 pub mod perft;
 mod score;
 mod search;
 mod tt;
 mod weights;
 
-pub use bench::{BENCH_DEPTH, BENCH_POSITIONS, BenchLine, BenchOptions, BenchReport, bench};
+pub use bench::{
+    BENCH_DEPTH, BENCH_POSITIONS, BenchLine, BenchOptions, BenchReport, bench, bench_with,
+};
 pub use engine::{Engine, EngineOptions, Progress, SearchFeatures, SearchResult};
 pub use eval::{EvalParams, evaluate_with};
 pub use limits::{Clock, Limits, StopSignal};

@@ -12,6 +12,7 @@ mod interop;
 mod perft;
 mod players;
 mod strength;
+mod train;
 mod tune;
 mod versus;
 
@@ -59,6 +60,12 @@ const TASKS: &[Task] = &[
         args: ballots::ARGS,
         about: ballots::ABOUT,
         run: ballots::run,
+    },
+    Task {
+        name: "train",
+        args: train::ARGS,
+        about: train::ABOUT,
+        run: train::run,
     },
     Task {
         name: "tune",

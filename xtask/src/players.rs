@@ -5,11 +5,12 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use damx_engine::gauntlet::{MaterialPlayer, Player, RandomPlayer, SearchPlayer};
+use damx_engine::pattern::PatternWeights;
 use damx_engine::{EngineOptions, EvalParams, Limits};
 
 pub(crate) const SPEC_HELP: &str = "\
 a player is `random`, `material` (one-ply material) or comma-separated engine settings:
-depth=N, time=MS (per move), game=MS (per game, on a clock), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned,
+depth=N, time=MS (per move), game=MS (per game, on a clock), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned|pattern (FILE.dxw: pattern weights),
 lmr=on|off, aspiration=on|off, extension=on|off, threat=on|off,
 pruning=on|off, lmp=on|off, timeman=on|off (adaptive time on a game clock), probcut=on|off,
 endgame=on|off (knowledge for converting won endings)";
@@ -112,10 +113,16 @@ impl Spec {
     }
 }
 
-fn weights(value: &str) -> anyhow::Result<EvalParams> {
+pub(crate) fn weights(value: &str) -> anyhow::Result<EvalParams> {
     match value {
         "hand" => Ok(EvalParams::hand_set()),
         "tuned" => Ok(EvalParams::tuned()),
+        "pattern" => Ok(EvalParams::pattern()),
+        path if path.ends_with(".dxw") => {
+            let weights = PatternWeights::load(std::path::Path::new(path))
+                .with_context(|| format!("in {path}"))?;
+            Ok(EvalParams::with_patterns(std::sync::Arc::new(weights)))
+        }
         path => {
             let text =
                 std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;

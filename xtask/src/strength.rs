@@ -24,8 +24,8 @@ B: games go on until the test accepts H0 or H1, or GAMES run out or MAX-MINUTES 
 it is undecided); the LLR is printed with the running score, the verdict at the end.
 A SPEC is `random`, `material` or engine settings such as `depth=6,threads=2`: depth=N,
 time=MS (a move), game=MS (a game, on a clock: running out loses), nodes=N, threads=N,
-hash=MIB, weights=FILE|hand|tuned, and lmr, aspiration, extension, threat, pruning, lmp,
-timeman, probcut, endgame =on|off.";
+hash=MIB, weights=FILE|hand|tuned|pattern (a FILE.dxw holds pattern weights), and lmr, aspiration,
+extension, threat, pruning, lmp, timeman, probcut, endgame =on|off.";
 
 pub(crate) const ARGS: &str = "[--games N] [--a SPEC] [--b SPEC] [--concurrency N] [--max-plies N] [--offset N] \
 [--sprt SPEC] [--max-minutes M]";

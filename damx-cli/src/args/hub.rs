@@ -2,8 +2,6 @@
 //! change with `set-param`), and the `--engine builtin|hub:COMMAND` choice of `follow` and
 //! `initiate`.
 
-use std::path::PathBuf;
-
 use clap::Args;
 use damx_session::hub::{HubOptions, HubPlayerOptions, MAX_SKILL};
 
@@ -15,10 +13,6 @@ use crate::cmd;
 pub(crate) struct HubArgs {
     #[command(flatten)]
     engine: EngineArgs,
-
-    /// A weights file for the evaluation (Hub parameter weights)
-    #[arg(long, value_name = "FILE")]
-    weights: Option<PathBuf>,
 
     /// Playing strength from 1 (a beginner can win) to 20 (full strength) (Hub parameter skill)
     #[arg(long, value_name = "N", default_value_t = MAX_SKILL, value_parser = clap::value_parser!(u32).range(1..=MAX_SKILL as i64))]
@@ -33,7 +27,9 @@ impl HubArgs {
                 // The databases are opened at the first search, so that `init` is answered at once.
                 engine: self.engine.options_without_egdb(),
                 egdb: self.engine.egdb_dir(),
-                weights: self.weights,
+                // `--eval` and `--weights` are in the engine options; the Hub parameter `weights`
+                // replaces them when a client sets it.
+                weights: None,
                 skill: self.skill,
             },
         }

@@ -13,6 +13,7 @@
 //! | `depth=N`, `nodes=N`, `movetime=S` | built-in engine | a fixed strength instead of the game clock |
 //! | `threads=N`, `hash=MB` | built-in engine | its search threads and table size (default 1 and 64) |
 //! | `egdb=DIR` or `egdb=off` | built-in engine | its endgame databases (default: the default directory of `damx egdb`, when it holds any) |
+//! | `eval=hand\|pattern`, `weights=FILE` | built-in engine | its evaluation: the hand features (default) or the pattern tables, with the built-in weights or those of a file from `cargo xtask train fit` |
 //! | `seed=N` | random mover | its seed |
 //! | `hub:PROGRAM ARGS` or `hub=PROGRAM ARGS` | Hub engine | a Hub engine program, bridged to DXP in process (with `dir`, and `depth`, `nodes`, `movetime` for a fixed strength) |
 //! | `option.NAME=VALUE` | Hub engine | sent as `set-param name=NAME value=VALUE` before `init` |
@@ -27,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use damx_engine::{EngineOptions, Limits};
+use damx_engine::{EngineOptions, EvalParams, Limits};
 use damx_session::EnginePlayerOptions;
 use damx_session::hub::HubPlayerOptions;
 use damx_session::referee::{
@@ -50,7 +51,7 @@ pub(crate) struct EngineSpec {
 
 /// The keys a spec may use, for error messages.
 const KEYS: &str = "name, builtin, hub, option.NAME, depth, nodes, movetime, threads, hash, \
-                    egdb, seed, cmd, dir, connect, listen";
+                    egdb, eval, weights, seed, cmd, dir, connect, listen";
 
 /// Reads `key=value,key=value,...` (a key alone stands for a flag).
 pub(crate) fn parse_engine(text: &str) -> Result<EngineSpec, String> {
@@ -124,6 +125,7 @@ struct SpecBuilder {
     threads: Option<usize>,
     hash: Option<usize>,
     egdb: Option<PathBuf>,
+    eval: Option<EvalParams>,
     seed: Option<u64>,
     cmd: Option<Vec<String>>,
     hub: Option<Vec<String>>,
@@ -169,6 +171,23 @@ impl SpecBuilder {
             "threads" => self.threads = Some(number(value)?.clamp(1, 1024) as usize),
             "hash" => self.hash = Some(number(value)?.clamp(1, 65_536) as usize),
             "egdb" => self.egdb = Some(PathBuf::from(needs(value)?)),
+            "eval" => {
+                let kind = needs(value)?;
+                let eval = match kind.as_str() {
+                    "hand" => EvalParams::default(),
+                    "pattern" => EvalParams::pattern(),
+                    _ => return Err(format!("eval: expected hand or pattern, found {kind:?}")),
+                };
+                if self.eval.as_ref().is_none_or(|e| e.patterns.is_none()) {
+                    self.eval = Some(eval);
+                }
+            }
+            "weights" => {
+                let path = needs(value)?;
+                let weights =
+                    super::parse_weights(&path).map_err(|e| format!("weights: {path}: {e}"))?;
+                self.eval = Some(EvalParams::with_patterns(weights));
+            }
             "seed" => self.seed = Some(number(value)?),
             "cmd" => {
                 let words = match words {
@@ -250,6 +269,7 @@ impl SpecBuilder {
             || self.threads.is_some()
             || self.hash.is_some()
             || self.egdb.is_some()
+            || self.eval.is_some()
             || self.seed.is_some();
         if self.builtin.is_some() && external {
             return Err(
@@ -259,7 +279,7 @@ impl SpecBuilder {
         if external {
             if engine_keys {
                 return Err(
-                    "depth, nodes, movetime, threads, hash and seed are for builtin players".into(),
+                    "depth, nodes, movetime, threads, hash, eval, weights and seed are for builtin players".into(),
                 );
             }
             let reach = self.reach.ok_or(
@@ -296,6 +316,7 @@ impl SpecBuilder {
                         threads: self.threads.unwrap_or(defaults.threads),
                         hash_mb: self.hash.unwrap_or(defaults.hash_mb),
                         egdb: cmd::egdb::for_engine(self.egdb.as_deref()),
+                        eval: self.eval.unwrap_or(defaults.eval),
                         ..defaults
                     },
                     fixed,
@@ -729,6 +750,30 @@ fn parse_sprt(text: &str) -> Result<SprtConfig, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `eval=` and `weights=` choose the built-in engine's evaluation; a missing weights file
+    /// is refused.
+    #[test]
+    fn evaluation_keys() {
+        let evaluation = |text: &str| match parse_engine(text).map(|spec| spec.kind) {
+            Ok(ParticipantKind::Builtin(BuiltinPlayer::Engine(options))) => Ok(options.engine.eval),
+            Ok(_) => Err("not an engine".to_string()),
+            Err(error) => Err(error),
+        };
+        assert_eq!(evaluation("builtin"), Ok(EvalParams::default()));
+        assert_eq!(
+            evaluation("builtin,eval=pattern"),
+            Ok(EvalParams::pattern())
+        );
+        assert!(
+            evaluation("builtin,eval=magic")
+                .unwrap_err()
+                .contains("hand or pattern")
+        );
+        let error = evaluation("builtin,weights=/nonexistent/w.dxw").unwrap_err();
+        assert!(error.contains("cannot read"), "{error}");
+        assert!(parse_engine("cmd=x,connect=127.0.0.1:1,eval=pattern").is_err());
+    }
 
     /// Built-in and external specs read into participants; mistakes are named.
     #[test]

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use damx_engine::{BenchOptions, BenchReport, bench};
+use damx_engine::{BenchOptions, BenchReport, EvalParams, bench_with};
 use damx_rules::Position;
 use serde::Serialize;
 
@@ -22,6 +22,8 @@ use super::ScoreJson;
 pub(crate) struct Config {
     /// The engine's bench settings.
     pub(crate) options: BenchOptions,
+    /// The evaluation.
+    pub(crate) eval: EvalParams,
     /// Print one JSON object instead of text.
     pub(crate) json: bool,
 }
@@ -60,7 +62,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     let start = Instant::now();
     let outcome = std::thread::scope(|scope| {
         let worker = scope.spawn(move || {
-            let report = bench(&options);
+            let report = bench_with(&options, &config.eval);
             // The receiver waits for this until the worker ends.
             let _ = sender.send(());
             report

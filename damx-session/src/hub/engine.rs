@@ -40,8 +40,8 @@ pub struct HubOptions {
     pub engine: EngineOptions,
     /// The endgame database directory (kept and passed on; `None` for none).
     pub egdb: Option<PathBuf>,
-    /// A weights file in the text form of `damx_engine::EvalParams`; `None` for the built-in
-    /// weights.
+    /// A pattern weights file (`cargo xtask train fit`), which selects the pattern evaluation;
+    /// `None` for the evaluation of [`HubOptions::engine`].
     pub weights: Option<PathBuf>,
     /// 1 (weakest) to [`MAX_SKILL`] (full strength).
     pub skill: u32,

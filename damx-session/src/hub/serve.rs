@@ -14,6 +14,7 @@ use std::time::{Instant, SystemTime};
 
 use crossbeam_channel::{Receiver, Sender, after, never, select, unbounded};
 use damx_engine::egdb::{Egdb, SharedEgdb};
+use damx_engine::pattern::PatternWeights;
 use damx_engine::{Engine, EngineOptions, EvalParams, Limits, StopSignal};
 use damx_rules::{Game, Move};
 
@@ -247,11 +248,10 @@ fn search_loop(jobs: &Receiver<Job>, reports: &Sender<Report>) {
         if stale {
             let mut options = job.options.engine.clone();
             if let Some(path) = &job.options.weights {
-                match std::fs::read_to_string(path)
-                    .map_err(|e| e.to_string())
-                    .and_then(|text| EvalParams::from_text(&text).map_err(|e| e.to_string()))
-                {
-                    Ok(params) => options.eval = params,
+                match PatternWeights::load(path) {
+                    Ok(weights) => {
+                        options.eval = EvalParams::with_patterns(std::sync::Arc::new(weights))
+                    }
                     Err(e) => {
                         let _ = reports.send(Report::Line(Line::new("error").arg(
                             "message",

@@ -1,0 +1,815 @@
+//! The pattern evaluation: weights of small board regions, looked up by their contents, with
+//! material, king terms and a few global features, fitted to the results of games played to
+//! their end (`cargo xtask train`).
+//!
+//! # Regions
+//!
+//! The board's ten rows of five squares are covered by 16 overlapping regions of 8 squares:
+//! four consecutive rows (starting at row 0, 2, 4 or 6; row 0 is squares 1..=5) times two
+//! neighbouring squares of each row (positions 0-1, 1-2, 2-3 or 3-4 of the five). On the
+//! board that is a patch four rows high and about four files wide, the shape of a formation
+//! (a man with the men that back it up, a hook, a locked wing). Each square of a region is
+//! empty, a man of the side seen from, or an opponent man (kings are left out of the regions
+//! and counted by the king terms), so a region's contents are a number in base 3 below
+//! `3^8 = 6561` that indexes its table of weights:
+//!
+//! `index = sum over k in 0..4 of (digit(row r+k, position c) + 3 digit(row r+k, position c+1)) * 9^k`
+//!
+//! with digit 0 for empty, 1 for an own man, 2 for an opponent man. The index is built from
+//! the bitboards row by row with two small tables (five squares of a row in base 3, and the
+//! two digits of a region out of that), without any per-square loop.
+//!
+//! Both sides share the tables: White's regions are read on the board as it stands, Black's on
+//! the board turned half a turn with the colours swapped (the region set maps onto itself),
+//! and the score is White's sum minus Black's. A position and its colour-swapped mirror image
+//! therefore get opposite scores by construction.
+//!
+//! # Phases
+//!
+//! Every weight has an opening and an ending value; the evaluation blends the two sums by the
+//! men on the board (40: all opening, 0: all ending), as the hand evaluation does, and then
+//! pulls known drawish king endings towards zero with the same rules.
+//!
+//! # Global features
+//!
+//! Counted for each side (Black's through the turned board) and entered as White's minus
+//! Black's ([`global_names`] in weight order): `man`, `king`, `runaway 1..5` (a man that many
+//! rows from promotion with a free path and no opponent king), `king mobility` (the empty
+//! squares its kings see), `king on long diagonal`, `sole kings` (kings when the opponent has
+//! none), `threatened` (pieces an opponent man can take), `mobility` (forward steps of the
+//! men), `balance` (the difference between the men on the left and the right half), and
+//! `to move`.
+//!
+//! # Weights file (format version 1)
+//!
+//! Little-endian; the built-in file is `damx-engine/weights/pattern.dxw`.
+//!
+//! | offset | size | content |
+//! |---|---|---|
+//! | 0 | 8 | magic `DAMXPAT\0` |
+//! | 8 | 2 | format version (1) |
+//! | 10 | 2 | global features ([`GLOBAL_COUNT`]) |
+//! | 12 | 2 | regions ([`REGIONS`]) |
+//! | 14 | 2 | squares per region (8) |
+//! | 16 | 4 | `N`, the region weights that are not zero |
+//! | 20 | 4 per feature | each global feature's opening and ending weight (`i16`, `i16`) |
+//! | then | 8 per entry | `N` entries: `u32` index (`region * 6561 + contents`, strictly increasing), opening and ending weight (`i16`, `i16`) |
+//! | end | 4 | CRC-32 (IEEE) of every byte before it |
+//!
+//! Weights are in centi-men (a man is worth about 100). A file that is truncated, of another
+//! version or shape, or whose checksum does not match is refused with a [`WeightsError`] that
+//! says which.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use damx_rules::{Color, Position};
+
+use crate::board::{self, LEFT_HALF, LONG_DIAGONAL, PROMOTION_CONE, RIGHT_HALF, mirror};
+use crate::eval::{PHASE_MAX, draw_divisor_of};
+use crate::score::Score;
+
+/// The number of regions.
+pub const REGIONS: usize = 16;
+/// Squares per region.
+pub const REGION_SQUARES: usize = 8;
+/// Weights per region table: `3^8`.
+pub const REGION_SIZE: usize = 6561;
+/// The number of global features.
+pub const GLOBAL_COUNT: usize = 14;
+/// The weights file format version this build reads and writes.
+pub const FORMAT_VERSION: u16 = 1;
+/// The first bytes of a weights file.
+pub const MAGIC: [u8; 8] = *b"DAMXPAT\0";
+
+const MAN: usize = 0;
+const KING: usize = 1;
+const RUNAWAY: usize = 2;
+const KING_MOBILITY: usize = 7;
+const LONG_DIAGONAL_KING: usize = 8;
+const SOLE_KINGS: usize = 9;
+const THREATENED: usize = 10;
+const MOBILITY: usize = 11;
+const BALANCE: usize = 12;
+const TO_MOVE: usize = 13;
+
+const GLOBAL_NAMES: [&str; GLOBAL_COUNT] = [
+    "man",
+    "king",
+    "runaway 1",
+    "runaway 2",
+    "runaway 3",
+    "runaway 4",
+    "runaway 5",
+    "king mobility",
+    "king on long diagonal",
+    "sole kings",
+    "threatened",
+    "mobility",
+    "balance",
+    "to move",
+];
+
+/// The global feature names in weight order.
+pub fn global_names() -> &'static [&'static str; GLOBAL_COUNT] {
+    &GLOBAL_NAMES
+}
+
+/// The first layout bit of board row `row` (five consecutive bits).
+const fn row_shift(row: usize) -> u32 {
+    (5 * row + row / 2 + 1) as u32
+}
+
+/// Five squares of a row (a 5-bit mask) as a base-3 number with digit 1 on every set bit.
+const BASE3_OF_ROW: [u16; 32] = {
+    let mut table = [0u16; 32];
+    let mut mask = 0;
+    while mask < 32 {
+        let mut value = 0u16;
+        let mut power = 1u16;
+        let mut p = 0;
+        while p < 5 {
+            if mask & (1 << p) != 0 {
+                value += power;
+            }
+            power *= 3;
+            p += 1;
+        }
+        table[mask] = value;
+        mask += 1;
+    }
+    table
+};
+
+/// `PAIR[row value][c]`: the two base-3 digits at positions `c` and `c + 1` of a row value
+/// (`digit(c) + 3 digit(c + 1)`, 0..9).
+const PAIR: [[u16; 4]; 243] = {
+    let mut table = [[0u16; 4]; 243];
+    let mut value = 0;
+    while value < 243 {
+        let mut c = 0;
+        let mut divisor = 1;
+        while c < 4 {
+            table[value][c] = ((value / divisor) % 9) as u16;
+            divisor *= 3;
+            c += 1;
+        }
+        value += 1;
+    }
+    table
+};
+
+/// The base-3 value of every row: digit 1 for `own` men, 2 for `opp` men.
+#[inline(always)]
+fn row_values(own: u64, opp: u64) -> [u16; 10] {
+    let mut rows = [0u16; 10];
+    for (row, value) in rows.iter_mut().enumerate() {
+        let shift = row_shift(row);
+        *value = BASE3_OF_ROW[((own >> shift) & 31) as usize]
+            + 2 * BASE3_OF_ROW[((opp >> shift) & 31) as usize];
+    }
+    rows
+}
+
+/// The contents of the 16 regions, from the side whose men are `own`.
+#[inline(always)]
+pub(crate) fn region_indices(own: u64, opp: u64) -> [u16; REGIONS] {
+    let rows = row_values(own, opp);
+    let mut indices = [0u16; REGIONS];
+    for band in 0..4 {
+        let r = 2 * band;
+        let (a, b, c, d) = (
+            &PAIR[rows[r] as usize],
+            &PAIR[rows[r + 1] as usize],
+            &PAIR[rows[r + 2] as usize],
+            &PAIR[rows[r + 3] as usize],
+        );
+        for column in 0..4 {
+            indices[band * 4 + column] =
+                a[column] + 9 * b[column] + 81 * c[column] + 729 * d[column];
+        }
+    }
+    indices
+}
+
+/// The global feature counts of one side (seen as White on its own board).
+#[inline(always)]
+fn side_globals(
+    counts: &mut [i32; GLOBAL_COUNT],
+    men: u64,
+    kings: u64,
+    opp_men: u64,
+    opp_kings: u64,
+    sign: i32,
+) {
+    let own = men | kings;
+    let opp = opp_men | opp_kings;
+    let empty = board::ALL & !(own | opp);
+    counts[MAN] += sign * men.count_ones() as i32;
+    counts[KING] += sign * kings.count_ones() as i32;
+    if opp_kings == 0 {
+        // Men on rows 1..=5 (squares 6..=30) with nothing ahead that could stop them.
+        let mut candidates = men
+            & (board::row_bits(1)
+                | board::row_bits(2)
+                | board::row_bits(3)
+                | board::row_bits(4)
+                | board::row_bits(5));
+        while candidates != 0 {
+            let bit = candidates.trailing_zeros();
+            candidates &= candidates - 1;
+            if PROMOTION_CONE[bit as usize] & opp == 0 {
+                let row = board::row_of(board::NUMBER_OF_BIT[bit as usize] as usize);
+                counts[RUNAWAY + row - 1] += sign;
+            }
+        }
+    }
+    if kings != 0 {
+        let occupied = own | opp;
+        let mut rest = kings;
+        let mut reach = 0;
+        while rest != 0 {
+            let bit = rest.trailing_zeros();
+            rest &= rest - 1;
+            reach += board::king_reach(bit, occupied).count_ones();
+        }
+        counts[KING_MOBILITY] += sign * reach as i32;
+        counts[LONG_DIAGONAL_KING] += sign * (kings & LONG_DIAGONAL).count_ones() as i32;
+        if opp_kings == 0 {
+            counts[SOLE_KINGS] += sign;
+        }
+    }
+    let threatened = own
+        & ((board::down_left(opp_men) & board::up_right(empty))
+            | (board::down_right(opp_men) & board::up_left(empty))
+            | (board::up_right(opp_men) & board::down_left(empty))
+            | (board::up_left(opp_men) & board::down_right(empty)));
+    counts[THREATENED] += sign * threatened.count_ones() as i32;
+    let steps =
+        (board::up_right(men) & empty).count_ones() + (board::up_left(men) & empty).count_ones();
+    counts[MOBILITY] += sign * steps as i32;
+    let left = (men & LEFT_HALF).count_ones() as i32;
+    let right = (men & RIGHT_HALF).count_ones() as i32;
+    counts[BALANCE] += sign * (left - right).abs();
+}
+
+/// The pieces as layout bits (see `damx_rules::bitboard`), for evaluating without a
+/// [`Position`] (training data stores these).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Pieces {
+    /// White's men.
+    pub white_men: u64,
+    /// White's kings.
+    pub white_kings: u64,
+    /// Black's men.
+    pub black_men: u64,
+    /// Black's kings.
+    pub black_kings: u64,
+    /// The side to move.
+    pub side_to_move: Color,
+}
+
+impl Pieces {
+    /// The pieces of `position`.
+    pub fn of(position: &Position) -> Pieces {
+        Pieces {
+            white_men: position.men(Color::White).bits(),
+            white_kings: position.kings(Color::White).bits(),
+            black_men: position.men(Color::Black).bits(),
+            black_kings: position.kings(Color::Black).bits(),
+            side_to_move: position.side_to_move(),
+        }
+    }
+
+    /// Men on the board, 0..=40.
+    fn phase(&self) -> i32 {
+        (self.white_men.count_ones() + self.black_men.count_ones()).min(40) as i32
+    }
+
+    fn globals(&self) -> [i32; GLOBAL_COUNT] {
+        let mut counts = [0i32; GLOBAL_COUNT];
+        side_globals(
+            &mut counts,
+            self.white_men,
+            self.white_kings,
+            self.black_men,
+            self.black_kings,
+            1,
+        );
+        side_globals(
+            &mut counts,
+            mirror(self.black_men),
+            mirror(self.black_kings),
+            mirror(self.white_men),
+            mirror(self.white_kings),
+            -1,
+        );
+        counts[TO_MOVE] = match self.side_to_move {
+            Color::White => 1,
+            Color::Black => -1,
+        };
+        counts
+    }
+
+    fn divisor(&self) -> i32 {
+        draw_divisor_of(
+            self.white_men,
+            self.white_kings,
+            self.black_men,
+            self.black_kings,
+        )
+    }
+}
+
+/// What the pattern evaluation multiplies by its weights for one position (for training).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Terms {
+    /// The global features, White's count minus Black's.
+    pub globals: [i16; GLOBAL_COUNT],
+    /// White's region contents (added).
+    pub white: [u16; REGIONS],
+    /// Black's region contents on the turned board (subtracted).
+    pub black: [u16; REGIONS],
+    /// Men on the board, 0..=[`PHASE_MAX`]: the opening weights count `phase / PHASE_MAX`.
+    pub phase: u8,
+    /// The score is divided by this (drawish endings; 1 otherwise).
+    pub divisor: u8,
+}
+
+impl Terms {
+    /// The terms of `pieces`.
+    pub fn of(pieces: &Pieces) -> Terms {
+        let globals = pieces.globals();
+        Terms {
+            globals: globals.map(|count| count as i16),
+            white: region_indices(pieces.white_men, pieces.black_men),
+            black: region_indices(mirror(pieces.black_men), mirror(pieces.white_men)),
+            phase: pieces.phase() as u8,
+            divisor: pieces.divisor() as u8,
+        }
+    }
+}
+
+/// Pattern weights: global feature weights and one table per region, each with an opening
+/// and an ending value, in centi-men.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PatternWeights {
+    /// `[opening, ending]` per global feature, in [`global_names`] order.
+    globals: [[i16; 2]; GLOBAL_COUNT],
+    /// `[opening, ending]` at `region * REGION_SIZE + contents`.
+    tables: Vec<[i16; 2]>,
+}
+
+impl fmt::Debug for PatternWeights {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let used = self.tables.iter().filter(|w| **w != [0, 0]).count();
+        f.debug_struct("PatternWeights")
+            .field("globals", &self.globals)
+            .field("region_weights_set", &used)
+            .finish()
+    }
+}
+
+static BUILTIN: OnceLock<Arc<PatternWeights>> = OnceLock::new();
+
+/// The built-in weights file.
+const BUILTIN_FILE: &[u8] = include_bytes!("../weights/pattern.dxw");
+
+impl PatternWeights {
+    /// Weights from the global weights and the region tables (`REGIONS * REGION_SIZE` pairs).
+    pub fn from_parts(
+        globals: [[i16; 2]; GLOBAL_COUNT],
+        tables: Vec<[i16; 2]>,
+    ) -> Option<PatternWeights> {
+        (tables.len() == REGIONS * REGION_SIZE).then_some(PatternWeights { globals, tables })
+    }
+
+    /// The global weights, `[opening, ending]` in [`global_names`] order.
+    pub fn globals(&self) -> &[[i16; 2]; GLOBAL_COUNT] {
+        &self.globals
+    }
+
+    /// The region tables, `[opening, ending]` at `region * REGION_SIZE + contents`.
+    pub fn tables(&self) -> &[[i16; 2]] {
+        &self.tables
+    }
+
+    /// The weights built into the engine (`damx-engine/weights/pattern.dxw`).
+    pub fn builtin() -> Arc<PatternWeights> {
+        BUILTIN
+            .get_or_init(|| {
+                Arc::new(
+                    PatternWeights::from_bytes(BUILTIN_FILE).unwrap_or_else(|error| {
+                        panic!("the built-in weights file is damaged: {error}")
+                    }),
+                )
+            })
+            .clone()
+    }
+
+    /// Reads a weights file.
+    pub fn load(path: &std::path::Path) -> Result<PatternWeights, WeightsError> {
+        let bytes = std::fs::read(path).map_err(|error| WeightsError::Io(error.to_string()))?;
+        PatternWeights::from_bytes(&bytes)
+    }
+
+    /// Decodes a weights file (see the module documentation for the format).
+    pub fn from_bytes(bytes: &[u8]) -> Result<PatternWeights, WeightsError> {
+        const HEADER: usize = 20;
+        if bytes.len() >= MAGIC.len() && bytes[..MAGIC.len()] != MAGIC {
+            return Err(WeightsError::NotAWeightsFile);
+        }
+        if bytes.len() < HEADER {
+            return Err(WeightsError::Truncated {
+                expected: HEADER,
+                found: bytes.len(),
+            });
+        }
+        let u16_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        let u32_at = |at: usize| {
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        let version = u16_at(8);
+        if version != FORMAT_VERSION {
+            return Err(WeightsError::Version {
+                found: version,
+                supported: FORMAT_VERSION,
+            });
+        }
+        let shape = (
+            u16_at(10) as usize,
+            u16_at(12) as usize,
+            u16_at(14) as usize,
+        );
+        if shape != (GLOBAL_COUNT, REGIONS, REGION_SQUARES) {
+            return Err(WeightsError::Shape {
+                globals: shape.0,
+                regions: shape.1,
+                squares: shape.2,
+            });
+        }
+        let entries = u32_at(16) as usize;
+        if entries > REGIONS * REGION_SIZE {
+            return Err(WeightsError::Malformed(format!(
+                "{entries} region weights, at most {}",
+                REGIONS * REGION_SIZE
+            )));
+        }
+        let expected = HEADER + 4 * GLOBAL_COUNT + 8 * entries + 4;
+        if bytes.len() < expected {
+            return Err(WeightsError::Truncated {
+                expected,
+                found: bytes.len(),
+            });
+        }
+        if bytes.len() > expected {
+            return Err(WeightsError::TrailingBytes {
+                expected,
+                found: bytes.len(),
+            });
+        }
+        let stored = u32_at(expected - 4);
+        let computed = crc32(&bytes[..expected - 4]);
+        if stored != computed {
+            return Err(WeightsError::Checksum { stored, computed });
+        }
+        let i16_at = |at: usize| i16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        let mut globals = [[0i16; 2]; GLOBAL_COUNT];
+        for (i, pair) in globals.iter_mut().enumerate() {
+            let at = HEADER + 4 * i;
+            *pair = [i16_at(at), i16_at(at + 2)];
+        }
+        let mut tables = vec![[0i16; 2]; REGIONS * REGION_SIZE];
+        let mut last: Option<u32> = None;
+        for k in 0..entries {
+            let at = HEADER + 4 * GLOBAL_COUNT + 8 * k;
+            let index = u32_at(at);
+            if index as usize >= tables.len() || last.is_some_and(|last| index <= last) {
+                return Err(WeightsError::Malformed(format!(
+                    "region weight {k} has index {index}, out of order or range"
+                )));
+            }
+            last = Some(index);
+            tables[index as usize] = [i16_at(at + 4), i16_at(at + 6)];
+        }
+        Ok(PatternWeights { globals, tables })
+    }
+
+    /// Encodes the weights as a file (see the module documentation for the format).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(&MAGIC);
+        bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        bytes.extend_from_slice(&(GLOBAL_COUNT as u16).to_le_bytes());
+        bytes.extend_from_slice(&(REGIONS as u16).to_le_bytes());
+        bytes.extend_from_slice(&(REGION_SQUARES as u16).to_le_bytes());
+        let used: Vec<(usize, [i16; 2])> = self
+            .tables
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| **w != [0, 0])
+            .map(|(i, w)| (i, *w))
+            .collect();
+        bytes.extend_from_slice(&(used.len() as u32).to_le_bytes());
+        for [opening, ending] in self.globals {
+            bytes.extend_from_slice(&opening.to_le_bytes());
+            bytes.extend_from_slice(&ending.to_le_bytes());
+        }
+        for (index, [opening, ending]) in used {
+            bytes.extend_from_slice(&(index as u32).to_le_bytes());
+            bytes.extend_from_slice(&opening.to_le_bytes());
+            bytes.extend_from_slice(&ending.to_le_bytes());
+        }
+        let checksum = crc32(&bytes);
+        bytes.extend_from_slice(&checksum.to_le_bytes());
+        bytes
+    }
+
+    /// White's score of `pieces` before the phase blend: the opening and ending sums.
+    #[inline(always)]
+    fn sums(&self, pieces: &Pieces) -> (i32, i32) {
+        let globals = pieces.globals();
+        let (mut opening, mut ending) = (0i32, 0i32);
+        for (count, [o, e]) in globals.iter().zip(self.globals.iter()) {
+            opening += count * i32::from(*o);
+            ending += count * i32::from(*e);
+        }
+        let white = region_indices(pieces.white_men, pieces.black_men);
+        let black = region_indices(mirror(pieces.black_men), mirror(pieces.white_men));
+        for region in 0..REGIONS {
+            let table = &self.tables[region * REGION_SIZE..(region + 1) * REGION_SIZE];
+            let [wo, we] = table[white[region] as usize];
+            let [bo, be] = table[black[region] as usize];
+            opening += i32::from(wo) - i32::from(bo);
+            ending += i32::from(we) - i32::from(be);
+        }
+        (opening, ending)
+    }
+
+    /// The evaluation from the side to move, clamped below the win scores.
+    #[inline]
+    pub(crate) fn evaluate_raw(&self, position: &Position) -> i32 {
+        let pieces = Pieces::of(position);
+        let (opening, ending) = self.sums(&pieces);
+        let phase = pieces.phase();
+        let white = (opening * phase + ending * (PHASE_MAX - phase)) / PHASE_MAX;
+        let white = (white / pieces.divisor()).clamp(-Score::MAX_EVAL, Score::MAX_EVAL);
+        match position.side_to_move() {
+            Color::White => white,
+            Color::Black => -white,
+        }
+    }
+}
+
+/// A weights file that was refused.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum WeightsError {
+    /// The file could not be read.
+    Io(String),
+    /// The file does not start with the magic bytes.
+    NotAWeightsFile,
+    /// The file is shorter than its header says.
+    Truncated {
+        /// The length the header implies.
+        expected: usize,
+        /// The file's length.
+        found: usize,
+    },
+    /// The file is longer than its header says.
+    TrailingBytes {
+        /// The length the header implies.
+        expected: usize,
+        /// The file's length.
+        found: usize,
+    },
+    /// Another format version.
+    Version {
+        /// The file's version.
+        found: u16,
+        /// The version this build reads.
+        supported: u16,
+    },
+    /// Another layout of features and regions.
+    Shape {
+        /// Global features in the file.
+        globals: usize,
+        /// Regions in the file.
+        regions: usize,
+        /// Squares per region in the file.
+        squares: usize,
+    },
+    /// The checksum does not match the contents.
+    Checksum {
+        /// The checksum in the file.
+        stored: u32,
+        /// The checksum of the contents.
+        computed: u32,
+    },
+    /// The contents are inconsistent.
+    Malformed(String),
+}
+
+impl fmt::Display for WeightsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WeightsError::Io(error) => write!(f, "cannot read the weights file: {error}"),
+            WeightsError::NotAWeightsFile => write!(f, "not a damx weights file (bad magic bytes)"),
+            WeightsError::Truncated { expected, found } => {
+                write!(
+                    f,
+                    "truncated weights file: {found} bytes, expected {expected}"
+                )
+            }
+            WeightsError::TrailingBytes { expected, found } => {
+                write!(
+                    f,
+                    "weights file has trailing bytes: {found} bytes, expected {expected}"
+                )
+            }
+            WeightsError::Version { found, supported } => {
+                write!(
+                    f,
+                    "weights file format version {found}, this build reads version {supported}"
+                )
+            }
+            WeightsError::Shape {
+                globals,
+                regions,
+                squares,
+            } => write!(
+                f,
+                "weights file for {globals} global features and {regions} regions of {squares} squares, this build has {GLOBAL_COUNT}, {REGIONS} and {REGION_SQUARES}"
+            ),
+            WeightsError::Checksum { stored, computed } => write!(
+                f,
+                "weights file checksum mismatch: stored {stored:08x}, contents give {computed:08x}"
+            ),
+            WeightsError::Malformed(what) => write!(f, "malformed weights file: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for WeightsError {}
+
+const CRC_TABLE: [u32; 256] = {
+    let mut table = [0u32; 256];
+    let mut n = 0;
+    while n < 256 {
+        let mut c = n as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 {
+                0xedb8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+            k += 1;
+        }
+        table[n] = c;
+        n += 1;
+    }
+    table
+};
+
+/// CRC-32 (IEEE 802.3, as in zip and PNG).
+pub fn crc32(bytes: &[u8]) -> u32 {
+    !bytes.iter().fold(!0u32, |crc, &byte| {
+        CRC_TABLE[((crc ^ u32::from(byte)) & 0xff) as usize] ^ (crc >> 8)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn position(fen: &str) -> Position {
+        fen.parse().unwrap()
+    }
+
+    fn sample_weights() -> PatternWeights {
+        let mut globals = [[0i16; 2]; GLOBAL_COUNT];
+        globals[MAN] = [100, 100];
+        globals[KING] = [300, 250];
+        globals[TO_MOVE] = [3, 7];
+        let mut tables = vec![[0i16; 2]; REGIONS * REGION_SIZE];
+        for (i, w) in tables.iter_mut().enumerate().filter(|(i, _)| i % 7 == 0) {
+            *w = [(i % 61) as i16 - 30, (i % 37) as i16 - 18];
+        }
+        PatternWeights::from_parts(globals, tables).unwrap()
+    }
+
+    #[test]
+    fn crc32_check_value() {
+        assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
+    }
+
+    /// Region indices follow the documented formula on a few squares.
+    #[test]
+    fn region_index_formula() {
+        // A White man on square 6 (row 1, position 0) is digit 1 of region 0 at 9^1.
+        let t = Terms::of(&Pieces::of(&position("W:W6:BK50")));
+        assert_eq!(t.white[0], 9);
+        // A Black man on 2 (row 0, position 1): region 0 (positions 0-1) has 3 * 2 at 9^0,
+        // region 1 (positions 1-2) has 2.
+        let t = Terms::of(&Pieces::of(&position("W:W50:B2")));
+        assert_eq!(t.white[0], 6);
+        assert_eq!(t.white[1], 2);
+        // Black's view of the same: its man on 2 is on square 49 of the turned board (row 9,
+        // position 3), digit 1 of region 15 (rows 6-9, positions 3-4) at 9^3.
+        assert_eq!(t.black[15], 729);
+        // The start position: every region of White's is the same as Black's turned one.
+        let t = Terms::of(&Pieces::of(&Position::initial()));
+        let mut mirrored = t.black;
+        mirrored.sort_unstable();
+        let mut white = t.white;
+        white.sort_unstable();
+        assert_eq!(white, mirrored);
+    }
+
+    /// A position and its colour-swapped half-turned image are scored the same for the side
+    /// to move.
+    #[test]
+    fn colour_symmetry() {
+        let weights = sample_weights();
+        let pairs = [
+            ("W:W28,32,33,K46:B7,12,19", "B:B23,19,18,K5:W44,39,32"),
+            ("W:W15,36,40:BK4,22", "B:B36,15,11:WK47,29"),
+        ];
+        for (fen, mirrored) in pairs {
+            assert_eq!(
+                weights.evaluate_raw(&position(fen)),
+                weights.evaluate_raw(&position(mirrored)),
+                "{fen}"
+            );
+        }
+        let start = Position::initial();
+        // Level but for the move: the side to move gets the same bonus either way.
+        assert_eq!(weights.evaluate_raw(&start), 3);
+        assert_eq!(
+            weights.evaluate_raw(&start.with_side_to_move(Color::Black)),
+            3
+        );
+    }
+
+    #[test]
+    fn file_round_trip() {
+        let weights = sample_weights();
+        let bytes = weights.to_bytes();
+        assert_eq!(PatternWeights::from_bytes(&bytes), Ok(weights));
+        let builtin = PatternWeights::builtin();
+        assert_eq!(
+            PatternWeights::from_bytes(&builtin.to_bytes()).as_ref(),
+            Ok(&*builtin)
+        );
+    }
+
+    /// Damaged files are refused with the reason.
+    #[test]
+    fn damaged_files_are_refused() {
+        let bytes = sample_weights().to_bytes();
+        assert!(matches!(
+            PatternWeights::from_bytes(&bytes[..bytes.len() - 1]),
+            Err(WeightsError::Truncated { .. })
+        ));
+        assert!(matches!(
+            PatternWeights::from_bytes(&bytes[..10]),
+            Err(WeightsError::Truncated { .. })
+        ));
+        let mut other = bytes.clone();
+        other[8] = 2;
+        assert_eq!(
+            PatternWeights::from_bytes(&other),
+            Err(WeightsError::Version {
+                found: 2,
+                supported: 1
+            })
+        );
+        let mut flipped = bytes.clone();
+        flipped[30] ^= 1;
+        assert!(matches!(
+            PatternWeights::from_bytes(&flipped),
+            Err(WeightsError::Checksum { .. })
+        ));
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(matches!(
+            PatternWeights::from_bytes(&longer),
+            Err(WeightsError::TrailingBytes { .. })
+        ));
+        assert_eq!(
+            PatternWeights::from_bytes(b"hello, world, hello"),
+            Err(WeightsError::NotAWeightsFile)
+        );
+        let message = PatternWeights::from_bytes(&other).unwrap_err().to_string();
+        assert!(message.contains("version 2"), "{message}");
+    }
+
+    /// More material scores higher with the built-in weights.
+    #[test]
+    fn builtin_weights_count_material() {
+        let weights = PatternWeights::builtin();
+        let ahead = weights.evaluate_raw(&position("W:W31-50:B1-19"));
+        let level = weights.evaluate_raw(&position("W:W31-50:B1-20"));
+        assert!(ahead > level + 50, "{ahead} vs {level}");
+    }
+}

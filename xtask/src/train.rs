@@ -1,0 +1,891 @@
+//! `cargo xtask train`: the training pipeline of the pattern evaluation, in three stages that
+//! each read the previous one's files, so that the expensive first stage can be spread over
+//! many machines.
+//!
+//! - `games`: self-play at a fixed node count from the built-in ballots with a few random
+//!   plies, every game played to its end by the rules (no adjudication), one text line per
+//!   game. Shard `I/N` plays the games whose global number is `I + N * k`, so shards of one
+//!   run have disjoint seeds and openings and write one file each; a file is resumed where
+//!   it stopped (its header must match the settings).
+//! - `positions`: every quiet position of those games (no capture for the side to move: the
+//!   positions the search evaluates), labelled with the game's result, deduplicated over all
+//!   input files (the first occurrence is kept), in a compact binary file.
+//! - `fit`: logistic regression of the result on the pattern evaluation over all input files
+//!   pooled, with a held-out validation set, an L2 penalty on the region weights that is part
+//!   of the minimised loss, and the losses printed per epoch; writes a weights file (the
+//!   epoch with the lowest validation loss).
+//!
+//! Everything is seeded; with one search thread per game and a node limit the same command
+//! gives the same files.
+
+use std::collections::HashSet;
+use std::fs::OpenOptions;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail, ensure};
+use damx_engine::gauntlet::Rng;
+use damx_engine::openings;
+use damx_engine::pattern::{
+    GLOBAL_COUNT, PatternWeights, Pieces, REGION_SIZE, REGIONS, Terms, global_names,
+};
+use damx_engine::{Engine, EngineOptions, Limits, StopSignal};
+use damx_rules::{Color, Outcome, Position};
+use rayon::prelude::*;
+
+use crate::players;
+
+pub(crate) const ABOUT: &str = "\
+the pattern evaluation's training pipeline (see README, Training):
+  games: self-play games played to their end, at NODES (default 3000) nodes a move with
+    WEIGHTS (default tuned; hand, pattern or a .dxw file), from the ballots plus up to
+    RANDOM-PLIES (default 4) random plies; GAMES games (default 1000) for shard I/N (default
+    0/1) into DIR/games-SEED-I-of-N.txt (DIR default train/); resumable; THREADS games at once
+    (default: every core)
+  positions: the quiet positions of GAMES-FILEs labelled with each game's result, deduplicated,
+    into OUT (a compact binary file); plies before MIN-PLY (default 6) are skipped
+  fit: logistic regression of the results of POSITIONS-FILEs (pooled) on the pattern
+    evaluation: EPOCHS epochs (default 30) of Adam over batches of BATCH (default 16384) at
+    rate LR (default 2), L2 penalty L2 (default 1e-7) on the region weights, VALIDATION
+    (default 0.1) of the positions held out (the last games of the last files); starts from START (builtin, zero or a .dxw file);
+    writes OUT (.dxw) with the weights of the best validation epoch, and OUT.log";
+
+pub(crate) const ARGS: &str = "games [--games N] [--nodes N] [--seed N] [--shard I/N] [--dir DIR] [--weights W] \
+                               [--random-plies N] [--threads N] | positions --out FILE [--min-ply N] GAMES-FILE... | \
+                               fit --out FILE.dxw [--epochs N] [--batch N] [--lr X] [--l2 X] [--validation X] \
+                               [--seed N] [--start S] [--threads N] POSITIONS-FILE...";
+
+pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
+    let Some(stage) = args.first() else {
+        bail!("say which stage: games, positions or fit");
+    };
+    let rest = &args[1..];
+    match stage.as_str() {
+        "games" => games(rest),
+        "positions" => positions(rest),
+        "fit" => fit(rest),
+        other => bail!("unknown stage `{other}` (games, positions, fit)"),
+    }
+}
+
+/// Options as `--name value`, with the remaining words as files.
+struct Options<'a> {
+    values: Vec<(&'a str, &'a str)>,
+    files: Vec<PathBuf>,
+}
+
+impl<'a> Options<'a> {
+    fn parse(args: &'a [String], known: &[&str]) -> anyhow::Result<Options<'a>> {
+        let mut values = Vec::new();
+        let mut files = Vec::new();
+        let mut rest = args.iter();
+        while let Some(arg) = rest.next() {
+            if let Some(name) = arg.strip_prefix("--") {
+                ensure!(
+                    known.contains(&name),
+                    "unknown option `--{name}` (known: --{})",
+                    known.join(", --")
+                );
+                let value = rest
+                    .next()
+                    .with_context(|| format!("`--{name}` needs a value"))?;
+                values.push((name, value.as_str()));
+            } else {
+                files.push(PathBuf::from(arg));
+            }
+        }
+        Ok(Options { values, files })
+    }
+
+    fn get(&self, name: &str) -> Option<&'a str> {
+        self.values
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+    }
+
+    fn number<T: std::str::FromStr>(&self, name: &str, default: T) -> anyhow::Result<T> {
+        match self.get(name) {
+            None => Ok(default),
+            Some(text) => text
+                .parse()
+                .ok()
+                .with_context(|| format!("--{name} wants a number, got `{text}`")),
+        }
+    }
+}
+
+fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if threads > 0 {
+        builder = builder.num_threads(threads);
+    }
+    builder.build().context("cannot start the thread pool")
+}
+
+/// A seed from a run's seed and a number (splitmix64 of both).
+fn mix(seed: u64, number: u64) -> u64 {
+    Rng::new(seed ^ number.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64()
+}
+
+/// White's result in a games file: `2-0`, `1-1` or `0-2`.
+fn result_text(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Win {
+            winner: Color::White,
+            ..
+        } => "2-0",
+        Outcome::Win {
+            winner: Color::Black,
+            ..
+        } => "0-2",
+        Outcome::Draw(_) => "1-1",
+    }
+}
+
+/// A game longer than this is a bug in the rules' draw counting, not a game.
+const MAX_GAME_PLIES: usize = 5000;
+
+/// Plays one self-play game to its end; returns its line (without the number).
+fn play_one(
+    engine: &mut Engine,
+    seed: u64,
+    nodes: u64,
+    random_plies: usize,
+) -> anyhow::Result<(String, usize)> {
+    let ballots = openings::ballots();
+    let mut rng = Rng::new(seed);
+    let ballot = &ballots[rng.below(ballots.len())];
+    let mut game = ballot.game();
+    let extra = rng.below(random_plies + 1);
+    for _ in 0..extra {
+        if game.outcome().is_some() {
+            break;
+        }
+        let moves = game.position().legal_moves();
+        game.play(moves[rng.below(moves.len())]);
+    }
+    let start = *game.position();
+    let mut moves = Vec::new();
+    engine.new_game();
+    let stop = StopSignal::new();
+    let limits = Limits::nodes(nodes);
+    let outcome = loop {
+        if let Some(outcome) = game.outcome() {
+            break outcome;
+        }
+        ensure!(
+            moves.len() < MAX_GAME_PLIES,
+            "game seeded {seed} passed {MAX_GAME_PLIES} plies"
+        );
+        let position = *game.position();
+        let result = engine.search(&game, &limits, &stop, &mut |_| {});
+        let mv = result
+            .best_move
+            .unwrap_or_else(|| position.legal_moves()[0]);
+        moves.push(position.move_text(&mv));
+        game.play(mv);
+    };
+    let plies = moves.len();
+    Ok((
+        format!(
+            "{}\t{plies}\t{}\t{}",
+            result_text(&outcome),
+            start.to_fen(),
+            moves.join(" ")
+        ),
+        plies,
+    ))
+}
+
+/// `games`: self-play to the end, one shard.
+fn games(args: &[String]) -> anyhow::Result<()> {
+    let options = Options::parse(
+        args,
+        &[
+            "games",
+            "nodes",
+            "seed",
+            "shard",
+            "dir",
+            "weights",
+            "random-plies",
+            "threads",
+        ],
+    )?;
+    ensure!(options.files.is_empty(), "games takes no files");
+    let games: usize = options.number("games", 1000)?;
+    let nodes: u64 = options.number("nodes", 3000)?;
+    let seed: u64 = options.number("seed", 1)?;
+    let random_plies: usize = options.number("random-plies", 4)?;
+    let threads: usize = options.number("threads", 0)?;
+    let weights_name = options.get("weights").unwrap_or("tuned");
+    let eval = players::weights(weights_name)?;
+    let (shard, shards) = match options.get("shard") {
+        None => (0u64, 1u64),
+        Some(text) => {
+            let parsed = text
+                .split_once('/')
+                .and_then(|(i, n)| Some((i.parse::<u64>().ok()?, n.parse::<u64>().ok()?)));
+            match parsed {
+                Some((i, n)) if n > 0 && i < n => (i, n),
+                _ => bail!("--shard wants I/N with 0 <= I < N, got `{text}`"),
+            }
+        }
+    };
+    let dir = PathBuf::from(options.get("dir").unwrap_or("train"));
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = dir.join(format!("games-{seed}-{shard}-of-{shards}.txt"));
+    let header = format!(
+        "# damx train games v1 seed={seed} shard={shard}/{shards} nodes={nodes} weights={weights_name} random-plies={random_plies}"
+    );
+    let done = resume(&path, &header)?;
+    let todo: Vec<usize> = (0..games).filter(|k| !done.contains(k)).collect();
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    let writer = Mutex::new(BufWriter::new(file));
+    if done.is_empty() {
+        let mut writer = writer.lock().unwrap_or_else(|e| e.into_inner());
+        writeln!(writer, "{header}")?;
+        writer.flush()?;
+    }
+    let pool = thread_pool(threads)?;
+    eprintln!(
+        "games: shard {shard}/{shards}, {} of {games} to play ({} done) at {nodes} nodes a move on {} threads, into {}",
+        todo.len(),
+        done.len(),
+        pool.current_num_threads(),
+        path.display()
+    );
+    let start = Instant::now();
+    let finished = AtomicUsize::new(0);
+    let plies_played = AtomicUsize::new(0);
+    let last_report = Mutex::new(Instant::now());
+    let total = todo.len();
+    pool.install(|| {
+        todo.par_iter().try_for_each_init(
+            || {
+                Engine::new(EngineOptions {
+                    hash_mb: 8,
+                    eval: eval.clone(),
+                    ..EngineOptions::default()
+                })
+            },
+            |engine, &k| -> anyhow::Result<()> {
+                let global = shard + shards * k as u64;
+                let (line, plies) = play_one(engine, mix(seed, global), nodes, random_plies)?;
+                {
+                    let mut writer = writer.lock().unwrap_or_else(|e| e.into_inner());
+                    writeln!(writer, "{k}\t{line}")?;
+                    writer.flush()?;
+                }
+                let count = finished.fetch_add(1, Ordering::Relaxed) + 1;
+                let plies = plies_played.fetch_add(plies, Ordering::Relaxed) + plies;
+                let mut last = last_report.lock().unwrap_or_else(|e| e.into_inner());
+                if last.elapsed() >= Duration::from_secs(10) || count == total {
+                    *last = Instant::now();
+                    let elapsed = start.elapsed().as_secs_f64();
+                    let left = (total - count) as f64 * elapsed / count as f64;
+                    eprintln!(
+                        "games: {count}/{total}, {:.2} s a game, {:.1} ms a ply, about {:.0} s left",
+                        elapsed / count as f64,
+                        1000.0 * elapsed / plies.max(1) as f64,
+                        left
+                    );
+                }
+                Ok(())
+            },
+        )
+    })?;
+    eprintln!(
+        "games: {} games, {} plies in {:.1} s (load {})",
+        finished.load(Ordering::Relaxed),
+        plies_played.load(Ordering::Relaxed),
+        start.elapsed().as_secs_f64(),
+        players::load_average()
+    );
+    Ok(())
+}
+
+/// Checks an existing games file against `header` and returns the numbers of its complete
+/// games, cutting off a half-written last line.
+fn resume(path: &Path, header: &str) -> anyhow::Result<HashSet<usize>> {
+    let mut done = HashSet::new();
+    let Ok(mut file) = OpenOptions::new().read(true).write(true).open(path) else {
+        return Ok(done);
+    };
+    let mut text = String::new();
+    file.read_to_string(&mut text)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if text.is_empty() {
+        return Ok(done);
+    }
+    let first = text.lines().next().unwrap_or("");
+    ensure!(
+        first == header,
+        "{} was written with other settings:\n  {first}\nnot\n  {header}\n(use another --dir or --seed)",
+        path.display()
+    );
+    let complete = text.rfind('\n').map_or(0, |end| end + 1);
+    if complete < text.len() {
+        file.set_len(complete as u64)?;
+        file.seek(SeekFrom::End(0))?;
+    }
+    for line in text[..complete].lines().skip(1) {
+        if let Some(number) = line.split('\t').next().and_then(|n| n.parse().ok()) {
+            done.insert(number);
+        }
+    }
+    Ok(done)
+}
+
+/// The positions file: magic, version, record count, then records.
+const POSITIONS_MAGIC: [u8; 8] = *b"DAMXPOS\0";
+const POSITIONS_VERSION: u16 = 1;
+const POSITIONS_HEADER: usize = 8 + 2 + 8;
+/// Four 7-byte bitboards and a byte of side to move (bit 0, set for Black) and White's
+/// points times two (bits 1-2).
+const RECORD: usize = 29;
+
+/// One labelled position.
+#[derive(Clone, Copy)]
+struct Labelled {
+    pieces: Pieces,
+    /// White's points times two: 0, 1 or 2.
+    result: u8,
+}
+
+fn encode(record: &Labelled, out: &mut Vec<u8>) {
+    let p = &record.pieces;
+    for bits in [p.white_men, p.white_kings, p.black_men, p.black_kings] {
+        out.extend_from_slice(&bits.to_le_bytes()[..7]);
+    }
+    let side = u8::from(p.side_to_move == Color::Black);
+    out.push(side | (record.result << 1));
+}
+
+fn decode(bytes: &[u8]) -> anyhow::Result<Labelled> {
+    let bits = |k: usize| {
+        let mut word = [0u8; 8];
+        word[..7].copy_from_slice(&bytes[7 * k..7 * k + 7]);
+        u64::from_le_bytes(word)
+    };
+    let flags = bytes[28];
+    let result = flags >> 1;
+    ensure!(result <= 2, "bad result {result} in a record");
+    let pieces = Pieces {
+        white_men: bits(0),
+        white_kings: bits(1),
+        black_men: bits(2),
+        black_kings: bits(3),
+        side_to_move: if flags & 1 == 1 {
+            Color::Black
+        } else {
+            Color::White
+        },
+    };
+    let all = [
+        pieces.white_men,
+        pieces.white_kings,
+        pieces.black_men,
+        pieces.black_kings,
+    ];
+    let union = all.iter().fold(0u64, |a, b| a | b);
+    ensure!(
+        union & !damx_rules::Bitboard::ALL.bits() == 0
+            && all.iter().map(|b| b.count_ones()).sum::<u32>() == union.count_ones(),
+        "a record with pieces off the board or on one square twice"
+    );
+    Ok(Labelled { pieces, result })
+}
+
+fn read_positions(path: &Path) -> anyhow::Result<Vec<Labelled>> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    ensure!(
+        bytes.len() >= POSITIONS_HEADER && bytes[..8] == POSITIONS_MAGIC,
+        "{} is not a positions file",
+        path.display()
+    );
+    let version = u16::from_le_bytes([bytes[8], bytes[9]]);
+    ensure!(
+        version == POSITIONS_VERSION,
+        "{}: positions format version {version}, this build reads {POSITIONS_VERSION}",
+        path.display()
+    );
+    let mut count = [0u8; 8];
+    count.copy_from_slice(&bytes[10..18]);
+    let count = u64::from_le_bytes(count) as usize;
+    let expected = count
+        .checked_mul(RECORD)
+        .and_then(|n| n.checked_add(POSITIONS_HEADER));
+    ensure!(
+        expected == Some(bytes.len()),
+        "{}: {} bytes, but {count} positions need {}",
+        path.display(),
+        bytes.len(),
+        expected.map_or("more".to_string(), |n| n.to_string())
+    );
+    bytes[POSITIONS_HEADER..]
+        .chunks_exact(RECORD)
+        .map(decode)
+        .collect::<anyhow::Result<Vec<_>>>()
+        .with_context(|| format!("in {}", path.display()))
+}
+
+/// `positions`: quiet positions of games files, labelled and deduplicated.
+fn positions(args: &[String]) -> anyhow::Result<()> {
+    let options = Options::parse(args, &["out", "min-ply"])?;
+    let out = PathBuf::from(options.get("out").context("positions needs --out FILE")?);
+    let min_ply: usize = options.number("min-ply", 6)?;
+    ensure!(!options.files.is_empty(), "positions needs games files");
+    let start = Instant::now();
+    let mut seen = HashSet::new();
+    let mut records = Vec::new();
+    let (mut games, mut plies, mut quiet) = (0usize, 0usize, 0usize);
+    for path in &options.files {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        // A games file being written (or cut off) may end in half a line: leave it out.
+        let complete = text.rfind('\n').map_or(0, |end| end + 1);
+        if complete < text.len() {
+            eprintln!(
+                "positions: {}: leaving out a half-written last line",
+                path.display()
+            );
+        }
+        for (number, line) in text[..complete].lines().enumerate() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let at = || format!("{}:{}", path.display(), number + 1);
+            let fields: Vec<&str> = line.split('\t').collect();
+            ensure!(fields.len() == 5, "{}: expected 5 fields", at());
+            let result = match fields[1] {
+                "2-0" => 2,
+                "1-1" => 1,
+                "0-2" => 0,
+                other => bail!("{}: bad result `{other}`", at()),
+            };
+            let mut position =
+                Position::from_fen(fields[3]).map_err(|e| anyhow::anyhow!("{}: {e}", at()))?;
+            games += 1;
+            let words: Vec<&str> = fields[4].split_whitespace().collect();
+            for (ply, word) in words.iter().map(Some).chain([None]).enumerate() {
+                if ply >= min_ply && position.has_legal_move() && !position.has_capture() {
+                    quiet += 1;
+                    if seen.insert(position.hash()) {
+                        records.push(Labelled {
+                            pieces: Pieces::of(&position),
+                            result,
+                        });
+                    }
+                }
+                let Some(word) = word else { break };
+                let mv = position
+                    .parse_move(word)
+                    .map_err(|e| anyhow::anyhow!("{}: ply {}: {e}", at(), ply + 1))?;
+                position = position.play(&mv);
+                plies += 1;
+            }
+        }
+    }
+    let mut bytes = Vec::with_capacity(POSITIONS_HEADER + RECORD * records.len());
+    bytes.extend_from_slice(&POSITIONS_MAGIC);
+    bytes.extend_from_slice(&POSITIONS_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(records.len() as u64).to_le_bytes());
+    for record in &records {
+        encode(record, &mut bytes);
+    }
+    write_atomically(&out, &bytes)?;
+    let elapsed = start.elapsed().as_secs_f64();
+    eprintln!(
+        "positions: {games} games, {plies} plies, {quiet} quiet positions, {} after deduplication, into {} ({} bytes) in {elapsed:.1} s ({:.2} us a ply)",
+        records.len(),
+        out.display(),
+        bytes.len(),
+        1e6 * elapsed / plies.max(1) as f64
+    );
+    Ok(())
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let partial = path.with_extension("partial");
+    std::fs::write(&partial, bytes)
+        .with_context(|| format!("cannot write {}", partial.display()))?;
+    std::fs::rename(&partial, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The weights being fitted, as reals: `[opening, ending]` pairs, the global features first,
+/// then the region tables.
+const PARAMETERS: usize = GLOBAL_COUNT + REGIONS * REGION_SIZE;
+
+/// One prepared sample.
+struct Sample {
+    terms: Terms,
+    /// White's result: 0, 0.5 or 1.
+    result: f32,
+}
+
+/// The model: White's score of a sample and, through `visit`, each weight's coefficient in
+/// it (per `[opening, ending]` pair: the count, before the phase blend).
+#[inline]
+fn visit(terms: &Terms, mut each: impl FnMut(usize, f32)) {
+    for (g, &count) in terms.globals.iter().enumerate() {
+        if count != 0 {
+            each(g, f32::from(count));
+        }
+    }
+    for region in 0..REGIONS {
+        let base = GLOBAL_COUNT + region * REGION_SIZE;
+        each(base + terms.white[region] as usize, 1.0);
+        each(base + terms.black[region] as usize, -1.0);
+    }
+}
+
+/// The phase blend of a sample: the opening weights' share, and the score divisor.
+#[inline]
+fn blend(terms: &Terms) -> (f32, f32) {
+    (
+        f32::from(terms.phase) / 40.0,
+        1.0 / f32::from(terms.divisor.max(1)),
+    )
+}
+
+fn score(weights: &[[f32; 2]], terms: &Terms) -> f32 {
+    let (phase, scale) = blend(terms);
+    let mut sum = 0.0;
+    visit(terms, |i, count| {
+        sum += count * (phase * weights[i][0] + (1.0 - phase) * weights[i][1]);
+    });
+    sum * scale
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The mean cross-entropy of `samples` under `weights` at scale `k`.
+fn data_loss(weights: &[[f32; 2]], samples: &[Sample], k: f32) -> f64 {
+    let sum: f64 = samples
+        .par_iter()
+        .map(|s| {
+            let p = sigmoid(k * score(weights, &s.terms)).clamp(1e-6, 1.0 - 1e-6);
+            -(f64::from(s.result) * f64::from(p).ln()
+                + (1.0 - f64::from(s.result)) * (1.0 - f64::from(p)).ln())
+        })
+        .sum();
+    sum / samples.len().max(1) as f64
+}
+
+/// The L2 penalty: `l2` times the sum of the squared region weights.
+fn penalty(weights: &[[f32; 2]], l2: f64) -> f64 {
+    l2 * weights[GLOBAL_COUNT..]
+        .iter()
+        .map(|[o, e]| f64::from(*o).powi(2) + f64::from(*e).powi(2))
+        .sum::<f64>()
+}
+
+/// The scale `k` of `sigmoid(k * score)`: fitted on material alone (a man 100, a king 300),
+/// so that the fitted weights stay in centi-men.
+fn fit_scale(samples: &[Sample]) -> f32 {
+    let material: Vec<(f32, f32)> = samples
+        .iter()
+        .map(|s| {
+            let men = f32::from(s.terms.globals[0]);
+            let kings = f32::from(s.terms.globals[1]);
+            (
+                (100.0 * men + 300.0 * kings) / f32::from(s.terms.divisor.max(1)),
+                s.result,
+            )
+        })
+        .collect();
+    let loss = |k: f32| -> f64 {
+        material
+            .iter()
+            .map(|&(x, y)| {
+                let p = sigmoid(k * x).clamp(1e-6, 1.0 - 1e-6);
+                -(f64::from(y) * f64::from(p).ln()
+                    + (1.0 - f64::from(y)) * (1.0 - f64::from(p)).ln())
+            })
+            .sum()
+    };
+    let (mut low, mut high) = (1e-4f32, 0.1f32);
+    for _ in 0..60 {
+        let a = low + (high - low) * 0.382;
+        let b = low + (high - low) * 0.618;
+        if loss(a) < loss(b) {
+            high = b;
+        } else {
+            low = a;
+        }
+    }
+    (low + high) / 2.0
+}
+
+/// `fit`: logistic regression over all the positions files.
+fn fit(args: &[String]) -> anyhow::Result<()> {
+    let options = Options::parse(
+        args,
+        &[
+            "out",
+            "epochs",
+            "batch",
+            "lr",
+            "l2",
+            "validation",
+            "seed",
+            "start",
+            "threads",
+        ],
+    )?;
+    let out = PathBuf::from(options.get("out").context("fit needs --out FILE.dxw")?);
+    let epochs: usize = options.number("epochs", 30)?;
+    let batch: usize = options.number::<usize>("batch", 16384)?.max(1);
+    let rate: f32 = options.number("lr", 2.0)?;
+    let l2: f64 = options.number("l2", 1e-7)?;
+    let held: f64 = options.number("validation", 0.1)?;
+    let seed: u64 = options.number("seed", 1)?;
+    let threads: usize = options.number("threads", 0)?;
+    ensure!(
+        (0.0..1.0).contains(&held),
+        "--validation is a fraction below 1"
+    );
+    ensure!(!options.files.is_empty(), "fit needs positions files");
+    let start_name = options.get("start").unwrap_or("builtin");
+    let start_weights = match start_name {
+        "builtin" => (*PatternWeights::builtin()).clone(),
+        "zero" => {
+            let mut globals = [[0i16; 2]; GLOBAL_COUNT];
+            globals[0] = [100, 100];
+            globals[1] = [300, 300];
+            PatternWeights::from_parts(globals, vec![[0, 0]; REGIONS * REGION_SIZE])
+                .context("weights shape")?
+        }
+        path => PatternWeights::load(Path::new(path)).with_context(|| format!("in {path}"))?,
+    };
+    let pool = thread_pool(threads)?;
+    let command = format!("cargo xtask train fit {}", args.join(" "));
+    pool.install(|| -> anyhow::Result<()> {
+        let clock = Instant::now();
+        let mut labelled = Vec::new();
+        for path in &options.files {
+            labelled.extend(read_positions(path)?);
+        }
+        ensure!(labelled.len() >= 10, "too few positions ({})", labelled.len());
+        // The positions of a game lie together in the files: holding out the last ones keeps
+        // whole games out of training (positions of one game share their label, so a split
+        // by position would measure memory of games, not judgement).
+        let validation_count = ((labelled.len() as f64) * held) as usize;
+        let mut training = labelled.split_off(labelled.len() - validation_count);
+        std::mem::swap(&mut training, &mut labelled);
+        let held_out = labelled;
+        let mut rng = Rng::new(seed);
+        for i in (1..training.len()).rev() {
+            training.swap(i, rng.below(i + 1));
+        }
+        let prepare = |records: &[Labelled]| -> Vec<Sample> {
+            records
+                .par_iter()
+                .map(|l| Sample {
+                    terms: Terms::of(&l.pieces),
+                    result: f32::from(l.result) / 2.0,
+                })
+                .collect()
+        };
+        let (training, validation) = (prepare(&training), prepare(&held_out));
+        let (training, validation) = (&training[..], &validation[..]);
+        let samples = training.len() + validation.len();
+        let k = fit_scale(training);
+        let mut log = String::new();
+        let mut say = |line: String| {
+            eprintln!("{line}");
+            log.push_str(&line);
+            log.push('\n');
+        };
+        say(format!("# {command}"));
+        say(format!(
+            "fit: {} positions from {} files ({} training, {} validation), prepared in {:.1} s; k = {k:.6}",
+            samples,
+            options.files.len(),
+            training.len(),
+            validation.len(),
+            clock.elapsed().as_secs_f64()
+        ));
+        let mut weights = vec![[0f32; 2]; PARAMETERS];
+        for (w, s) in weights.iter_mut().zip(start_weights.globals()) {
+            *w = [f32::from(s[0]), f32::from(s[1])];
+        }
+        for (w, s) in weights[GLOBAL_COUNT..].iter_mut().zip(start_weights.tables()) {
+            *w = [f32::from(s[0]), f32::from(s[1])];
+        }
+        let report = |epoch: usize, weights: &[[f32; 2]], seconds: f64| {
+            let train = data_loss(weights, training, k);
+            let pen = penalty(weights, l2);
+            let valid = data_loss(weights, validation, k);
+            (
+                format!(
+                    "epoch {epoch:>3}: training loss {:.6} + L2 {:.6} = {:.6}, validation loss {valid:.6} ({seconds:.1} s)",
+                    train,
+                    pen,
+                    train + pen
+                ),
+                valid,
+            )
+        };
+        let (line, mut best_loss) = report(0, &weights, 0.0);
+        say(line);
+        let mut best = weights.clone();
+        let mut best_epoch = 0;
+        let (mut m, mut v) = (vec![[0f32; 2]; PARAMETERS], vec![[0f32; 2]; PARAMETERS]);
+        let (beta1, beta2, epsilon) = (0.9f32, 0.999f32, 1e-8f32);
+        let mut step = 0i32;
+        let chunk = (batch / rayon::current_num_threads().max(1)).max(256);
+        for epoch in 1..=epochs {
+            let epoch_clock = Instant::now();
+            for part in training.chunks(batch) {
+                // The mean gradient of the cross-entropy over the batch, summed in parallel.
+                let gradient = part
+                    .par_chunks(chunk)
+                    .map(|samples| {
+                        let mut g = vec![[0f32; 2]; PARAMETERS];
+                        for s in samples {
+                            let p = sigmoid(k * score(&weights, &s.terms));
+                            let (phase, scale) = blend(&s.terms);
+                            let error = (p - s.result) * k * scale;
+                            visit(&s.terms, |i, count| {
+                                g[i][0] += error * count * phase;
+                                g[i][1] += error * count * (1.0 - phase);
+                            });
+                        }
+                        g
+                    })
+                    .reduce_with(|mut a, b| {
+                        for (x, y) in a.iter_mut().zip(&b) {
+                            x[0] += y[0];
+                            x[1] += y[1];
+                        }
+                        a
+                    })
+                    .unwrap_or_else(|| vec![[0f32; 2]; PARAMETERS]);
+                step += 1;
+                let n = part.len() as f32;
+                let correction1 = 1.0 - beta1.powi(step);
+                let correction2 = 1.0 - beta2.powi(step);
+                for i in 0..PARAMETERS {
+                    for phase in 0..2 {
+                        let mut g = gradient[i][phase] / n;
+                        if i >= GLOBAL_COUNT {
+                            g += (2.0 * l2) as f32 * weights[i][phase];
+                        }
+                        if g == 0.0 && m[i][phase] == 0.0 {
+                            continue;
+                        }
+                        m[i][phase] = beta1 * m[i][phase] + (1.0 - beta1) * g;
+                        v[i][phase] = beta2 * v[i][phase] + (1.0 - beta2) * g * g;
+                        let update = rate * (m[i][phase] / correction1)
+                            / ((v[i][phase] / correction2).sqrt() + epsilon);
+                        weights[i][phase] -= update;
+                    }
+                }
+            }
+            let (line, loss) = report(epoch, &weights, epoch_clock.elapsed().as_secs_f64());
+            say(line);
+            if loss < best_loss {
+                best_loss = loss;
+                best = weights.clone();
+                best_epoch = epoch;
+            }
+        }
+        let quantise = |w: f32| w.round().clamp(-30000.0, 30000.0) as i16;
+        let mut globals = [[0i16; 2]; GLOBAL_COUNT];
+        for (g, w) in globals.iter_mut().zip(&best) {
+            *g = [quantise(w[0]), quantise(w[1])];
+        }
+        let tables: Vec<[i16; 2]> = best[GLOBAL_COUNT..]
+            .iter()
+            .map(|w| [quantise(w[0]), quantise(w[1])])
+            .collect();
+        let fitted = PatternWeights::from_parts(globals, tables).context("weights shape")?;
+        let bytes = fitted.to_bytes();
+        write_atomically(&out, &bytes)?;
+        let used = fitted.tables().iter().filter(|w| **w != [0, 0]).count();
+        say(format!(
+            "fit: epoch {best_epoch} kept (validation loss {best_loss:.6}); {used} region weights set; wrote {} ({} bytes) in {:.1} s",
+            out.display(),
+            bytes.len(),
+            clock.elapsed().as_secs_f64()
+        ));
+        for (name, [o, e]) in global_names().iter().zip(fitted.globals()) {
+            say(format!("  {name:<22} {o:>6} {e:>6}"));
+        }
+        let log_path = PathBuf::from(format!("{}.log", out.display()));
+        std::fs::write(&log_path, log)
+            .with_context(|| format!("cannot write {}", log_path.display()))?;
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use damx_rules::Game;
+
+    /// A record survives the compact encoding.
+    #[test]
+    fn record_round_trip() {
+        let position: Position = "B:W28,32,K46:B7,12,K5".parse().unwrap();
+        let record = Labelled {
+            pieces: Pieces::of(&position),
+            result: 2,
+        };
+        let mut bytes = Vec::new();
+        encode(&record, &mut bytes);
+        assert_eq!(bytes.len(), RECORD);
+        let back = decode(&bytes).unwrap();
+        assert_eq!(back.pieces, record.pieces);
+        assert_eq!(back.result, 2);
+        bytes[28] = 7 << 1;
+        assert!(decode(&bytes).is_err());
+    }
+
+    /// Shards of one run play disjoint games.
+    #[test]
+    fn shard_seeds_are_disjoint() {
+        let seeds = |shard: u64, shards: u64| -> HashSet<u64> {
+            (0..100u64).map(|k| mix(1, shard + shards * k)).collect()
+        };
+        let (a, b) = (seeds(0, 2), seeds(1, 2));
+        assert_eq!(a.len(), 100);
+        assert!(a.is_disjoint(&b));
+    }
+
+    /// A game is played to its end by the rules and its line replays.
+    #[test]
+    fn a_game_is_played_to_the_end() {
+        let mut engine = Engine::new(EngineOptions {
+            hash_mb: 1,
+            ..EngineOptions::default()
+        });
+        let (line, plies) = play_one(&mut engine, 7, 200, 4).unwrap();
+        let fields: Vec<&str> = line.split('\t').collect();
+        assert_eq!(fields.len(), 4);
+        let mut game = Game::new(Position::from_fen(fields[2]).unwrap());
+        for word in fields[3].split_whitespace() {
+            let mv = game.position().parse_move(word).unwrap();
+            game.play(mv);
+        }
+        assert_eq!(fields[3].split_whitespace().count(), plies);
+        let outcome = game.outcome().expect("the game is over");
+        assert_eq!(result_text(&outcome), fields[0]);
+    }
+}
