@@ -180,12 +180,7 @@ impl Position {
                 kings |= bit;
             }
         }
-        for (color, bits) in [(Color::White, white), (Color::Black, black)] {
-            let count = bits.count_ones();
-            if count > MAX_PIECES_PER_SIDE {
-                return Err(SetupError::TooManyPieces { color, count });
-            }
-        }
+        check_piece_counts(white, black)?;
         Ok(Position::from_parts(
             white,
             black,
@@ -222,12 +217,7 @@ impl Position {
             }
         }
         let (white, black) = (white_men | white_kings, black_men | black_kings);
-        for (color, bits) in [(Color::White, white), (Color::Black, black)] {
-            let count = bits.count_ones();
-            if count > MAX_PIECES_PER_SIDE {
-                return Err(SetupError::TooManyPieces { color, count });
-            }
-        }
+        check_piece_counts(white, black)?;
         Ok(Position::from_parts(
             white,
             black,
@@ -516,6 +506,17 @@ impl fmt::Display for Diagram<'_> {
         }
         write!(f, "{} to move", self.position.side)
     }
+}
+
+/// At most [`MAX_PIECES_PER_SIDE`] pieces a side.
+fn check_piece_counts(white: u64, black: u64) -> Result<(), SetupError> {
+    for (color, bits) in [(Color::White, white), (Color::Black, black)] {
+        let count = bits.count_ones();
+        if count > MAX_PIECES_PER_SIDE {
+            return Err(SetupError::TooManyPieces { color, count });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

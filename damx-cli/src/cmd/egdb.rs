@@ -79,6 +79,41 @@ pub(crate) fn run(config: &Config, out: &mut impl Write) -> Result<(), Error> {
     }
 }
 
+/// Runs `work` on a thread of its own and writes the lines its observer queues as they come,
+/// from this thread (clearing the progress line first); `what` names the work if it panics.
+fn run_printing<T: Send>(
+    lines: &Mutex<Vec<String>>,
+    progress: &Mutex<Progress>,
+    out: &mut dyn Write,
+    what: &str,
+    work: impl FnOnce() -> T + Send,
+) -> Result<T, Error> {
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(work);
+        let flush = |out: &mut dyn Write| -> Result<(), Error> {
+            let pending: Vec<String> =
+                std::mem::take(&mut *lines.lock().unwrap_or_else(|e| e.into_inner()));
+            if !pending.is_empty()
+                && let Ok(mut progress) = progress.lock()
+            {
+                progress.clear();
+            }
+            for line in pending {
+                writeln!(out, "{line}").map_err(write_err)?;
+            }
+            out.flush().map_err(write_err)
+        };
+        while !worker.is_finished() {
+            flush(out)?;
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        flush(out)?;
+        worker
+            .join()
+            .map_err(|_| Error::Invalid(format!("{what} failed unexpectedly")))
+    })
+}
+
 fn write_err(error: std::io::Error) -> Error {
     Error::stdout(error)
 }
@@ -185,34 +220,15 @@ fn build(dir: &Path, pieces: u32, out: &mut impl Write) -> Result<(), Error> {
                 ));
         }
     };
-    // The lines are written as they come, from this thread, between events.
-    let report = std::thread::scope(|scope| {
-        let worker = scope.spawn(|| {
-            egdb::build(
-                &BuildOptions {
-                    dir: dir.to_path_buf(),
-                    pieces,
-                    memory_limit,
-                },
-                &observer,
-            )
-        });
-        let flush = |out: &mut dyn Write| -> Result<(), Error> {
-            let pending: Vec<String> =
-                std::mem::take(&mut *lines.lock().unwrap_or_else(|e| e.into_inner()));
-            for line in pending {
-                writeln!(out, "{line}").map_err(write_err)?;
-            }
-            out.flush().map_err(write_err)
-        };
-        while !worker.is_finished() {
-            flush(out)?;
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        flush(out)?;
-        worker
-            .join()
-            .map_err(|_| Error::Invalid("the build failed unexpectedly".into()))
+    let report = run_printing(&lines, &progress, out, "the build", || {
+        egdb::build(
+            &BuildOptions {
+                dir: dir.to_path_buf(),
+                pieces,
+                memory_limit,
+            },
+            &observer,
+        )
     })?;
     if let Ok(mut progress) = progress.lock() {
         progress.clear();
@@ -420,29 +436,8 @@ fn verify(dir: &Path, pieces: Option<u32>, out: &mut impl Write) -> Result<(), E
                 ));
         }
     };
-    let report = std::thread::scope(|scope| {
-        let worker = scope.spawn(|| egdb::verify(dir, pieces, 1, &observer));
-        let flush = |out: &mut dyn Write| -> Result<(), Error> {
-            let pending: Vec<String> =
-                std::mem::take(&mut *lines.lock().unwrap_or_else(|e| e.into_inner()));
-            if !pending.is_empty()
-                && let Ok(mut progress) = progress.lock()
-            {
-                progress.clear();
-            }
-            for line in pending {
-                writeln!(out, "{line}").map_err(write_err)?;
-            }
-            out.flush().map_err(write_err)
-        };
-        while !worker.is_finished() {
-            flush(out)?;
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        flush(out)?;
-        worker
-            .join()
-            .map_err(|_| Error::Invalid("the verification failed unexpectedly".into()))
+    let report = run_printing(&lines, &progress, out, "the verification", || {
+        egdb::verify(dir, pieces, 1, &observer)
     })?;
     let report = report.map_err(egdb_error)?;
     for skipped in &report.problems {
