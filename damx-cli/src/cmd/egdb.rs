@@ -152,6 +152,13 @@ fn build(dir: &Path, pieces: u32, out: &mut impl Write) -> Result<(), Error> {
     let progress = Mutex::new(Progress::new());
     let lines: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let current = Mutex::new((0usize, 0usize));
+    // The progress line of the slice being built, skipped while another thread draws it.
+    let show = |describe: &dyn Fn() -> String| {
+        if let Ok(mut progress) = progress.try_lock() {
+            let (ordinal, of) = *current.lock().unwrap_or_else(|e| e.into_inner());
+            progress.update(|| format!("[{ordinal}/{of}] {}", describe()));
+        }
+    };
     let observer = |event: BuildEvent| match event {
         BuildEvent::Kept { material } => lines
             .lock()
@@ -168,16 +175,12 @@ fn build(dir: &Path, pieces: u32, out: &mut impl Write) -> Result<(), Error> {
             done,
             positions,
         } => {
-            if let Ok(mut progress) = progress.try_lock() {
-                let (ordinal, of) = *current.lock().unwrap_or_else(|e| e.into_inner());
-                progress.update(|| {
-                    format!(
-                        "[{ordinal}/{of}] {material}: {} positions, first pass {}%",
-                        positions,
-                        done * 100 / positions.max(1)
-                    )
-                });
-            }
+            show(&|| {
+                format!(
+                    "{material}: {positions} positions, first pass {}%",
+                    done * 100 / positions.max(1)
+                )
+            });
         }
         BuildEvent::Layer {
             material,
@@ -185,16 +188,12 @@ fn build(dir: &Path, pieces: u32, out: &mut impl Write) -> Result<(), Error> {
             decided,
             positions,
         } => {
-            if let Ok(mut progress) = progress.try_lock() {
-                let (ordinal, of) = *current.lock().unwrap_or_else(|e| e.into_inner());
-                progress.update(|| {
-                    format!(
-                        "[{ordinal}/{of}] {material}: {} positions, ply {plies}, {}% decided",
-                        positions,
-                        decided * 100 / positions.max(1)
-                    )
-                });
-            }
+            show(&|| {
+                format!(
+                    "{material}: {positions} positions, ply {plies}, {}% decided",
+                    decided * 100 / positions.max(1)
+                )
+            });
         }
         BuildEvent::Finished {
             material,
