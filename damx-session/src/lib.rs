@@ -103,6 +103,7 @@
 pub mod config;
 pub mod connection;
 pub mod convert;
+pub mod dialogue;
 pub mod driver;
 pub mod engine_player;
 pub mod event;

@@ -76,14 +76,17 @@ use std::time::{Duration, Instant};
 use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
 use damx_wire::{
     AcceptCode, BackAcc, BackAccCode, BackReq, Chat, EndReason, GameAcc, GameEnd, GameReq,
-    MAX_CHAT_LEN, Message, Minutes, MoveLimit, Name, ProtocolVersion, RawBytes, StopCode,
-    StreamError,
+    MAX_CHAT_LEN, Message, Minutes, Name, ProtocolVersion, RawBytes, StopCode, StreamError,
 };
 
-use crate::config::{GameSettings, NoiseBudget, Role, RoleConfig, SessionConfig, Timeouts};
+use crate::config::{GameSettings, Role, RoleConfig, SessionConfig, Timeouts};
 use crate::convert::{
-    back_request_for_ply, back_request_ply, color_from_wire, color_to_wire, match_move,
-    move_to_wire, start_position, start_to_wire,
+    back_request_for_ply, back_request_ply, color_from_wire, match_move, move_to_wire,
+    start_position,
+};
+use crate::dialogue::{
+    Clock, FrameFault, NoiseMeter, acknowledgement, claim_ending, frame_fault, game_request,
+    rules_ending, stop_code,
 };
 use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
 use crate::player::{ClockState, GameInfo, TakeBackPolicy};
@@ -182,10 +185,8 @@ struct Play {
     game: Game,
     /// Seconds per move (ply), as we measured them.
     seconds: Vec<u16>,
-    /// Time used per colour ([`Color::index`]).
-    used: [Duration; 2],
-    /// When the side to move started its turn.
-    turn_since: Instant,
+    /// Both sides' thinking time.
+    clock: Clock,
     /// The ticket of our player's current thinking.
     thinking: Option<u64>,
     /// Our BACKREQ: the ply asked for, and when the answer is due.
@@ -208,8 +209,7 @@ impl Play {
             game: Game::new(info.start),
             info,
             seconds: Vec::new(),
-            used: [Duration::ZERO; 2],
-            turn_since: now,
+            clock: Clock::new(now),
             thinking: None,
             our_backreq: None,
             peer_backreq: None,
@@ -234,7 +234,7 @@ impl Play {
 
     fn remaining(&self, color: Color) -> Option<Duration> {
         let budget = self.info.time_per_player()?;
-        Some(budget.saturating_sub(self.used[color.index()]))
+        Some(self.clock.remaining(budget, color))
     }
 
     fn clock_state(&self) -> ClockState {
@@ -268,13 +268,11 @@ impl Play {
 
     /// Charges the time since the turn started to the side to move; returns it.
     fn charge(&mut self, now: Instant, grace: Duration) -> Duration {
-        let spent = now.saturating_duration_since(self.turn_since);
         let side = self.game.position().side_to_move();
-        self.used[side.index()] += spent;
-        self.turn_since = now;
+        let spent = self.clock.charge(side, now);
         if let Some(budget) = self.info.time_per_player()
             && self.flagged.is_none()
-            && self.used[side.index()] > budget + grace
+            && self.clock.is_past(budget, grace, side)
         {
             self.flagged = Some(side);
         }
@@ -295,17 +293,7 @@ impl Play {
 
     /// The result when the rules decide it: the final position, or a draw rule met earlier.
     fn rules_verdict(&self) -> Option<(GameResult, Termination)> {
-        let side_to_move = self.game.position().side_to_move();
-        match self.game.outcome() {
-            Some(Outcome::Win { winner, reason }) => Some((
-                win(winner),
-                Termination::of_outcome(Outcome::Win { winner, reason }, side_to_move),
-            )),
-            Some(Outcome::Draw(reason)) => Some((GameResult::Draw, Termination::DrawRule(reason))),
-            None => self
-                .drawn
-                .map(|(_, reason)| (GameResult::Draw, Termination::DrawRule(reason))),
-        }
+        rules_ending(&self.game, self.drawn.map(|(_, reason)| reason))
     }
 
     /// The result of a game ended by `ender`'s GAMEEND with `reason`.
@@ -313,17 +301,15 @@ impl Play {
         if let Some(verdict) = self.rules_verdict() {
             return verdict;
         }
-        match reason {
-            EndReason::GiveUp => (win(!ender), Termination::GaveUp { by: ender }),
-            EndReason::Draw => (GameResult::Draw, Termination::DrawDeclared { by: ender }),
-            EndReason::Win => (win(ender), Termination::WinClaimed { by: ender }),
-            EndReason::NoReason => {
+        match claim_ending(ender, reason) {
+            (Some(result), termination) => (result, termination),
+            (None, termination) => {
                 if let Some(loser) = self.flagged {
                     (win(!loser), Termination::TimeForfeit { loser })
                 } else if let Some(moves) = self.info.move_limit.filter(|_| self.limit_reached()) {
                     (GameResult::Unfinished, Termination::MoveLimit { moves })
                 } else {
-                    (GameResult::Unfinished, Termination::Ended { by: ender })
+                    (GameResult::Unfinished, termination)
                 }
             }
         }
@@ -390,22 +376,7 @@ pub struct Machine {
     want_stop: bool,
     next_ticket: u64,
     close_reason: Option<CloseReason>,
-    budget: NoiseBudget,
-    noise: Noise,
-}
-
-/// The noise counted so far against the [`NoiseBudget`]: a leaky bucket, the violations of
-/// the connection, and the CHAT replies of the current second.
-#[derive(Debug, Default)]
-struct Noise {
-    /// The bucket's level: one a noise, draining at the budget's rate a second.
-    level: f64,
-    /// When the level was last brought up to date.
-    at: Option<Instant>,
-    /// Violations since the connection was made.
-    violations: u32,
-    /// The second in which CHAT replies are counted, and how many were sent in it.
-    replies: Option<(Instant, u32)>,
+    noise: NoiseMeter,
 }
 
 impl Machine {
@@ -425,8 +396,7 @@ impl Machine {
             want_stop: false,
             next_ticket: 0,
             close_reason: None,
-            budget: config.noise,
-            noise: Noise::default(),
+            noise: NoiseMeter::new(config.noise),
         }
     }
 
@@ -657,13 +627,7 @@ impl Machine {
                 self.stop_thinking(&mut play, out);
                 let (result, termination) = play.verdict(play.their_color(), end.reason);
                 let stop = end.stop == StopCode::Stop || self.our_stop_code();
-                send(
-                    out,
-                    GameEnd {
-                        reason: EndReason::NoReason,
-                        stop: stop_code(stop),
-                    },
-                );
+                send(out, acknowledgement(stop));
                 self.finish_game(&play, result, termination, out);
                 self.after_game(now, stop, out)
             }
@@ -742,21 +706,14 @@ impl Machine {
     ) -> Phase {
         let raw = error.raw();
         let what = format!("unreadable frame: {error}");
-        let harmless = match &error {
-            StreamError::Frame(frame) => matches!(
-                frame.kind(),
-                damx_wire::FrameErrorKind::Empty | damx_wire::FrameErrorKind::Truncated
-            ),
-            StreamError::Decode { .. } => false,
-        };
-        if harmless {
+        let fault = frame_fault(&error);
+        if fault == FrameFault::Harmless {
             // A lone NUL carries nothing; a truncated frame comes with the end of the stream.
             violation(what, Some(raw), false, ViolationAction::Ignored, out);
             return phase;
         }
-        let chat_like = raw.as_bytes().first() == Some(&b'C');
         match phase {
-            Phase::Playing(play) if !chat_like => {
+            Phase::Playing(play) if fault == FrameFault::Breach => {
                 violation(what, Some(raw), true, ViolationAction::EndedGame, out);
                 let termination = Termination::Undecodable {
                     by: play.their_color(),
@@ -1165,7 +1122,7 @@ impl Machine {
             && now >= due
             && !play.our_turn()
         {
-            let waited = now.saturating_duration_since(play.turn_since);
+            let waited = now.saturating_duration_since(play.clock.turn_since());
             play.charge(now, self.timeouts.clock_grace);
             let their = play.their_color();
             let termination = if play.info.time_per_player().is_some() {
@@ -1213,35 +1170,11 @@ impl Machine {
         if (!noisy && violations == 0) || matches!(phase, Phase::Closed) {
             return phase;
         }
-        let budget = self.budget;
-        if let Some(at) = self.noise.at {
-            let drained =
-                now.saturating_duration_since(at).as_secs_f64() * f64::from(budget.per_second);
-            self.noise.level = (self.noise.level - drained).max(0.0);
-        }
-        self.noise.at = Some(now);
-        self.noise.level += 1.0;
-        self.noise.violations = self.noise.violations.saturating_add(violations);
-        // The replies of this second.
-        let (since, mut sent) = match self.noise.replies {
-            Some((since, sent))
-                if now.saturating_duration_since(since) < Duration::from_secs(1) =>
-            {
-                (since, sent)
-            }
-            _ => (now, 0),
-        };
+        let within = self.noise.count(now, violations);
         out.retain(|output| {
-            if !matches!(output, Output::Send(Message::Chat(_))) {
-                return true;
-            }
-            sent += 1;
-            sent <= budget.replies_per_second
+            !matches!(output, Output::Send(Message::Chat(_))) || self.noise.reply_allowed(now)
         });
-        self.noise.replies = Some((since, sent));
-        if self.noise.level <= f64::from(budget.burst)
-            && self.noise.violations <= budget.per_connection
-        {
+        if within {
             return phase;
         }
         self.too_noisy(phase, out)
@@ -1249,7 +1182,6 @@ impl Machine {
 
     /// Ends the game (GAMEEND, stop code `1`) and the connection of a peer past its budget.
     fn too_noisy(&mut self, phase: Phase, out: &mut Vec<Output>) -> Phase {
-        let budget = self.budget;
         if let Phase::Playing(mut play) = phase {
             self.stop_thinking(&mut play, out);
             send(
@@ -1264,12 +1196,13 @@ impl Machine {
             };
             self.finish_game(&play, win(play.our_color()), termination, out);
         }
-        let what = format!(
-            "too much noise: more than {} bad frames, chats or take-back requests at once \
-             ({} a second after that) or {} violations in all",
-            budget.burst, budget.per_second, budget.per_connection
+        violation(
+            self.noise.spent(),
+            None,
+            false,
+            ViolationAction::Closed,
+            out,
         );
-        violation(what, None, false, ViolationAction::Closed, out);
         self.close(CloseReason::Noise, out)
     }
 
@@ -1283,14 +1216,13 @@ impl Machine {
             return self.close(CloseReason::SeriesComplete, out);
         };
         self.next_request += 1;
-        let request = GameReq {
-            version: ProtocolVersion::V1,
-            initiator: self.name,
-            follower_color: color_to_wire(!settings.our_color),
-            minutes: Minutes::new(settings.minutes).unwrap_or(Minutes::MAX),
-            move_limit: MoveLimit::new(settings.move_limit).unwrap_or(MoveLimit::MAX),
-            start: start_to_wire(settings.start.as_ref()),
-        };
+        let request = game_request(
+            self.name,
+            !settings.our_color,
+            settings.minutes,
+            settings.move_limit,
+            settings.start.as_ref(),
+        );
         send(out, request);
         out.push(Output::Event(Event::GameRequested {
             number: self.games_started + 1,
@@ -1318,10 +1250,9 @@ impl Machine {
     /// turn has changed since) changes nothing.
     fn on_move_sent(&mut self, phase: Phase, at: Instant) -> Phase {
         match phase {
-            Phase::Playing(mut play) if !play.our_turn() && at > play.turn_since => {
+            Phase::Playing(mut play) if !play.our_turn() && at > play.clock.turn_since() => {
                 let ours = play.our_color();
-                play.used[ours.index()] += at.saturating_duration_since(play.turn_since);
-                play.turn_since = at;
+                play.clock.charge(ours, at);
                 play.peer_deadline = self.peer_deadline(&play, at);
                 Phase::Playing(play)
             }
@@ -1513,14 +1444,6 @@ impl Machine {
         } else {
             CloseReason::PeerStopped
         }
-    }
-}
-
-fn stop_code(stop: bool) -> StopCode {
-    if stop {
-        StopCode::Stop
-    } else {
-        StopCode::Continue
     }
 }
 

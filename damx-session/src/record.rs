@@ -137,6 +137,31 @@ impl Termination {
             Outcome::Draw(reason) => Termination::DrawRule(reason),
         }
     }
+
+    /// Its kind, as a stable word.
+    pub const fn reason(&self) -> Reason {
+        match self {
+            Termination::NoLegalMove { .. } => Reason::NoMoves,
+            Termination::DrawRule(DrawReason::Repetition) => Reason::Repetition,
+            Termination::DrawRule(DrawReason::KingMoves25) => Reason::KingMoves25,
+            Termination::DrawRule(DrawReason::Endgame16) => Reason::Endgame16,
+            Termination::DrawRule(DrawReason::Endgame5) => Reason::Endgame5,
+            Termination::GaveUp { .. } => Reason::Resigned,
+            Termination::DrawDeclared { .. } => Reason::DrawClaim,
+            Termination::WinClaimed { .. } => Reason::WinClaim,
+            Termination::TimeForfeit { .. } => Reason::Time,
+            Termination::MoveLimit { .. } => Reason::MoveLimit,
+            Termination::Ended { .. } => Reason::Ended,
+            Termination::IllegalMove { .. } => Reason::IllegalMove,
+            Termination::OutOfTurn { .. } => Reason::OutOfTurn,
+            Termination::Undecodable { .. } => Reason::ProtocolError,
+            Termination::Silent { .. } => Reason::Silent,
+            Termination::Noise { .. } => Reason::Noise,
+            Termination::PlayerFailed { .. } => Reason::PlayerFailed,
+            Termination::ConnectionLost => Reason::ConnectionLost,
+            Termination::Aborted => Reason::Aborted,
+        }
+    }
 }
 
 impl fmt::Display for Termination {
@@ -163,6 +188,158 @@ impl fmt::Display for Termination {
             Termination::ConnectionLost => f.write_str("connection lost"),
             Termination::Aborted => f.write_str("aborted"),
         }
+    }
+}
+
+/// How a game ended, as one stable word (`Display`, [`Reason::word`]): the kind of a
+/// [`Termination`] ([`Termination::reason`]) and of a refereed game's verdict. The referee's
+/// event stream and the results file use these words, and `--resume` reads them back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    /// `no-moves`: the side to move has no piece or no legal move.
+    NoMoves,
+    /// `repetition`: the same position for the third time.
+    Repetition,
+    /// `king-moves-25`: 25 moves each with only kings moved and no capture.
+    KingMoves25,
+    /// `endgame-16`: 16 moves each against a lone king (three pieces against one).
+    Endgame16,
+    /// `endgame-5`: 5 moves each against a lone king (two pieces against one).
+    Endgame5,
+    /// `resigned`: a program ended the game with GAMEEND reason `1`.
+    Resigned,
+    /// `draw-claim`: a program ended the game with GAMEEND reason `2`.
+    DrawClaim,
+    /// `win-claim`: a program ended the game with GAMEEND reason `3`.
+    WinClaim,
+    /// `ended`: a program ended the game with GAMEEND reason `0`.
+    Ended,
+    /// `move-cap`: the move cap was reached and the game adjudicated.
+    MoveCap,
+    /// `illegal-move`: a program sent a move that is not legal (forfeit).
+    IllegalMove,
+    /// `out-of-turn`: a program sent a move when it was not its turn (forfeit).
+    OutOfTurn,
+    /// `protocol-error`: a program sent what DXP does not allow there (forfeit).
+    ProtocolError,
+    /// `silent`: a program did not answer in time (forfeit).
+    Silent,
+    /// `time`: a program ran out of time, with loss on time configured (forfeit).
+    Time,
+    /// `crash`: a program's process exited during the game (forfeit).
+    Crash,
+    /// `connection-lost`: a program's connection ended during the game (forfeit).
+    ConnectionLost,
+    /// `refused`: a program refused the GAMEREQ (forfeit).
+    Refused,
+    /// `no-start`: a program could not be started or reached (forfeit).
+    NoStart,
+    /// `false-claim`: a program claimed a draw or a win that the rules do not give, under
+    /// [`ClaimPolicy::Strict`](crate::referee::ClaimPolicy::Strict) (forfeit).
+    FalseClaim,
+    /// `double-forfeit`: neither program could play; the game counts for nobody.
+    DoubleForfeit,
+    /// `aborted`: the referee was told to stop; the game counts for nobody.
+    Aborted,
+    /// `move-limit`: each side made the game's DXP number of moves; unfinished.
+    MoveLimit,
+    /// `noise`: a program sent more bad frames, chats or take-back requests than the
+    /// [`NoiseBudget`](crate::NoiseBudget) allows (forfeit).
+    Noise,
+    /// `player-failed`: our own player failed (for example, chose an illegal move).
+    PlayerFailed,
+}
+
+impl Reason {
+    /// Every reason, in the order of the final table.
+    pub const ALL: [Reason; 25] = [
+        Reason::NoMoves,
+        Reason::Repetition,
+        Reason::KingMoves25,
+        Reason::Endgame16,
+        Reason::Endgame5,
+        Reason::Resigned,
+        Reason::DrawClaim,
+        Reason::WinClaim,
+        Reason::Ended,
+        Reason::MoveCap,
+        Reason::IllegalMove,
+        Reason::OutOfTurn,
+        Reason::ProtocolError,
+        Reason::Silent,
+        Reason::Time,
+        Reason::Crash,
+        Reason::ConnectionLost,
+        Reason::Refused,
+        Reason::NoStart,
+        Reason::FalseClaim,
+        Reason::DoubleForfeit,
+        Reason::Aborted,
+        Reason::MoveLimit,
+        Reason::Noise,
+        Reason::PlayerFailed,
+    ];
+
+    /// The stable word.
+    pub const fn word(self) -> &'static str {
+        match self {
+            Reason::NoMoves => "no-moves",
+            Reason::Repetition => "repetition",
+            Reason::KingMoves25 => "king-moves-25",
+            Reason::Endgame16 => "endgame-16",
+            Reason::Endgame5 => "endgame-5",
+            Reason::Resigned => "resigned",
+            Reason::DrawClaim => "draw-claim",
+            Reason::WinClaim => "win-claim",
+            Reason::Ended => "ended",
+            Reason::MoveCap => "move-cap",
+            Reason::IllegalMove => "illegal-move",
+            Reason::OutOfTurn => "out-of-turn",
+            Reason::ProtocolError => "protocol-error",
+            Reason::Silent => "silent",
+            Reason::Time => "time",
+            Reason::Crash => "crash",
+            Reason::ConnectionLost => "connection-lost",
+            Reason::Refused => "refused",
+            Reason::NoStart => "no-start",
+            Reason::FalseClaim => "false-claim",
+            Reason::DoubleForfeit => "double-forfeit",
+            Reason::Aborted => "aborted",
+            Reason::MoveLimit => "move-limit",
+            Reason::Noise => "noise",
+            Reason::PlayerFailed => "player-failed",
+        }
+    }
+
+    /// The reason a word stands for.
+    pub fn from_word(word: &str) -> Option<Reason> {
+        Reason::ALL.into_iter().find(|reason| reason.word() == word)
+    }
+
+    /// Whether a program lost (or both did) by breaking the rules of the match rather than on
+    /// the board.
+    pub const fn is_forfeit(self) -> bool {
+        matches!(
+            self,
+            Reason::IllegalMove
+                | Reason::OutOfTurn
+                | Reason::ProtocolError
+                | Reason::Silent
+                | Reason::Time
+                | Reason::Crash
+                | Reason::ConnectionLost
+                | Reason::Refused
+                | Reason::NoStart
+                | Reason::FalseClaim
+                | Reason::DoubleForfeit
+                | Reason::Noise
+        )
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.word())
     }
 }
 

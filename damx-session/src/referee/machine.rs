@@ -4,19 +4,23 @@
 
 use std::time::{Duration, Instant};
 
-use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
+use damx_rules::{Color, Game, GameResult, Move};
 use damx_wire::{
-    AcceptCode, BackAcc, BackAccCode, EndReason, FrameErrorKind, GameEnd, GameReq, Message,
-    Minutes, MoveLimit, ProtocolVersion, StopCode, StreamError,
+    AcceptCode, BackAcc, BackAccCode, EndReason, GameEnd, Message, StopCode, StreamError,
 };
 
 use super::{
     ClaimPolicy, DEFAULT_MOVE_TIMEOUT, GameSetup, Judge, Reason, RefereeConfig, RefereeEvent,
     Verdict, win,
 };
-use crate::convert::{color_to_wire, match_move, move_to_wire, start_to_wire};
+use crate::convert::{match_move, move_to_wire};
+use crate::dialogue::{
+    Clock, FrameFault, NoiseMeter, acknowledgement, claim_ending, frame_fault, game_request,
+    rules_ending, stop_code,
+};
 use crate::driver::dxp_name;
 use crate::machine::Incoming;
+use crate::record::Termination;
 
 /// One input of the referee.
 #[derive(Clone, Debug, PartialEq)]
@@ -125,16 +129,19 @@ struct Seat {
     dxp_name: Option<String>,
     /// A stop code `1` was exchanged: close after the handshake.
     stop: bool,
+    /// The noise this program made against the budget.
+    noise: NoiseMeter,
 }
 
 impl Seat {
-    fn new() -> Seat {
+    fn new(config: &RefereeConfig) -> Seat {
         Seat {
             phase: Phase::Idle,
             to_move: false,
             deadline: None,
             dxp_name: None,
             stop: false,
+            noise: NoiseMeter::new(config.noise),
         }
     }
 
@@ -151,9 +158,8 @@ pub struct RefereeMachine {
     judge: Judge,
     game: Game,
     seats: [Seat; 2],
-    used: [Duration; 2],
+    clock: Clock,
     millis: Vec<u64>,
-    turn_since: Instant,
     verdict: Option<Verdict>,
     aborting: bool,
 }
@@ -165,11 +171,10 @@ impl RefereeMachine {
             game: Game::new(setup.start_position()),
             judge: Judge::new(config.adjudication.method),
             setup,
+            seats: [Seat::new(&config), Seat::new(&config)],
             config,
-            seats: [Seat::new(), Seat::new()],
-            used: [Duration::ZERO; 2],
+            clock: Clock::new(now),
             millis: Vec::new(),
-            turn_since: now,
             verdict: None,
             aborting: false,
         }
@@ -190,10 +195,13 @@ impl RefereeMachine {
         let mut out = Vec::new();
         match input {
             RefereeInput::Peer(color, Incoming::Message(message)) => {
+                let noisy = matches!(message, Message::Chat(_) | Message::BackReq(_));
                 self.on_message(color, message, now, &mut out);
+                self.count_noise(color, noisy, now, &mut out);
             }
             RefereeInput::Peer(color, Incoming::Bad(error)) => {
                 self.on_bad_frame(color, &error, now, &mut out);
+                self.count_noise(color, true, now, &mut out);
             }
             RefereeInput::Peer(side, Incoming::Closed | Incoming::Failed(_)) => {
                 self.on_lost(side, None, now, &mut out);
@@ -247,7 +255,7 @@ impl RefereeMachine {
             }),
             moves: self.game.moves().to_vec(),
             millis: self.millis,
-            used: self.used,
+            used: self.clock.all_used(),
             dxp_names: self.seats.map(|seat| seat.dxp_name),
             keep,
             setup: self.setup,
@@ -265,15 +273,13 @@ impl RefereeMachine {
     // ---- requests ------------------------------------------------------------------------
 
     fn request(&mut self, color: Color, now: Instant, out: &mut Vec<RefereeOutput>) {
-        let opponent = &self.setup.names[(!color).index()];
-        let request = GameReq {
-            version: ProtocolVersion::V1,
-            initiator: dxp_name(opponent),
-            follower_color: color_to_wire(color),
-            minutes: Minutes::new(self.config.minutes).unwrap_or(Minutes::MAX),
-            move_limit: MoveLimit::new(self.config.move_limit).unwrap_or(MoveLimit::MAX),
-            start: start_to_wire(self.setup.start.as_ref()),
-        };
+        let request = game_request(
+            dxp_name(&self.setup.names[(!color).index()]),
+            color,
+            self.config.minutes,
+            self.config.move_limit,
+            self.setup.start.as_ref(),
+        );
         out.push(RefereeOutput::Send(color, request.into()));
         let deadline = now + self.config.reply_timeout;
         let seat = self.seat(color);
@@ -386,13 +392,10 @@ impl RefereeMachine {
         out: &mut Vec<RefereeOutput>,
     ) {
         let raw = error.raw().to_string();
-        let harmless = matches!(
-            error,
-            StreamError::Frame(frame)
-                if matches!(frame.kind(), FrameErrorKind::Empty | FrameErrorKind::Truncated)
-        ) || raw.starts_with('C');
         let phase = self.seats[color.index()].phase;
-        if harmless || !matches!(phase, Phase::InGame | Phase::AwaitAcc) {
+        if frame_fault(error) != FrameFault::Breach
+            || !matches!(phase, Phase::InGame | Phase::AwaitAcc)
+        {
             note(
                 out,
                 color,
@@ -444,7 +447,7 @@ impl RefereeMachine {
         let spent = self.charge(color, now);
         if let Some(budget) = self.config.budget()
             && self.config.time_loss
-            && self.used[color.index()] > budget + self.config.time_margin
+            && self.clock.is_past(budget, self.config.time_margin, color)
         {
             let detail = self.time_detail(color, budget);
             self.forfeit(color, Reason::Time, detail, now, out);
@@ -463,8 +466,7 @@ impl RefereeMachine {
                 millis,
             },
         );
-        if let Some(outcome) = self.game.outcome() {
-            let verdict = rules_verdict(outcome, self.game.position());
+        if let Some(verdict) = rules_verdict(&self.game) {
             self.decide(verdict, now, out);
         } else if self
             .config
@@ -495,47 +497,37 @@ impl RefereeMachine {
             note(out, color, "sent GAMEEND out of turn (honoured)");
         }
         if end.reason != EndReason::GiveUp
-            && let Some(outcome) = self.game.outcome()
+            && let Some(verdict) = rules_verdict(&self.game)
         {
             self.acknowledge(color, end, out);
-            let verdict = rules_verdict(outcome, self.game.position());
             self.decide(verdict, now, out);
             return;
         }
-        let (reason, claim) = match end.reason {
-            EndReason::GiveUp => (Reason::Resigned, "gave up"),
-            EndReason::Draw => (Reason::DrawClaim, "claimed a draw"),
-            EndReason::Win => (Reason::WinClaim, "claimed a win"),
-            EndReason::NoReason => (Reason::Ended, "ended the game without a reason"),
+        let claim = match end.reason {
+            EndReason::GiveUp => "gave up",
+            EndReason::Draw => "claimed a draw",
+            EndReason::Win => "claimed a win",
+            EndReason::NoReason => "ended the game without a reason",
         };
-        let verdict = match (end.reason, self.config.claims) {
-            (EndReason::GiveUp, _) => Verdict {
-                result: win(!color),
-                reason,
-                detail: format!("{color} {claim}"),
+        let detail = format!("{color} {claim}");
+        let (result, termination) = claim_ending(color, end.reason);
+        let trusted = end.reason == EndReason::GiveUp || self.config.claims == ClaimPolicy::Trust;
+        let verdict = match result {
+            Some(result) if trusted => Verdict {
+                result,
+                reason: termination.reason(),
+                detail,
                 disqualified: Vec::new(),
             },
-            (EndReason::Draw, ClaimPolicy::Trust) => Verdict {
-                result: GameResult::Draw,
-                reason,
-                detail: format!("{color} {claim}"),
-                disqualified: Vec::new(),
-            },
-            (EndReason::Win, ClaimPolicy::Trust) => Verdict {
-                result: win(color),
-                reason,
-                detail: format!("{color} {claim}"),
-                disqualified: Vec::new(),
-            },
-            (_, ClaimPolicy::Strict) => {
-                Verdict::forfeit(color, Reason::FalseClaim, format!("{color} {claim}"))
+            _ if self.config.claims == ClaimPolicy::Strict => {
+                Verdict::forfeit(color, Reason::FalseClaim, detail)
             }
             _ => {
                 let (result, how) = self.judge.judge(&self.game);
                 Verdict {
                     result,
-                    reason,
-                    detail: format!("{color} {claim}; {how}"),
+                    reason: termination.reason(),
+                    detail: format!("{detail}; {how}"),
                     disqualified: Vec::new(),
                 }
             }
@@ -564,12 +556,12 @@ impl RefereeMachine {
                     self.forfeit(color, Reason::Silent, detail, now, out);
                 }
                 Phase::InGame => {
-                    let waited = now.saturating_duration_since(self.turn_since);
+                    let waited = now.saturating_duration_since(self.clock.turn_since());
                     self.charge(color, now);
                     let (reason, detail) = match self.config.budget() {
                         Some(budget)
                             if self.config.time_loss
-                                && self.used[color.index()] > budget + self.config.time_margin =>
+                                && self.clock.is_past(budget, self.config.time_margin, color) =>
                         {
                             (Reason::Time, self.time_detail(color, budget))
                         }
@@ -578,13 +570,7 @@ impl RefereeMachine {
                             format!("no move within {:.1} s", waited.as_secs_f64()),
                         ),
                     };
-                    let end = GameEnd {
-                        reason: EndReason::NoReason,
-                        stop: StopCode::Stop,
-                    };
-                    out.push(RefereeOutput::Send(color, end.into()));
-                    self.close_seat(color, out);
-                    self.forfeit(color, reason, detail, now, out);
+                    self.expel(color, reason, detail, now, out);
                 }
                 Phase::OweEnd => {
                     note(out, color, "no move after the game was decided");
@@ -602,11 +588,52 @@ impl RefereeMachine {
         }
     }
 
+    /// `color` forfeits and is sent away: a GAMEEND with stop code `1`, and its connection
+    /// closed.
+    fn expel(
+        &mut self,
+        color: Color,
+        reason: Reason,
+        detail: String,
+        now: Instant,
+        out: &mut Vec<RefereeOutput>,
+    ) {
+        let end = GameEnd {
+            reason: EndReason::NoReason,
+            stop: StopCode::Stop,
+        };
+        out.push(RefereeOutput::Send(color, end.into()));
+        self.close_seat(color, out);
+        self.forfeit(color, reason, detail, now, out);
+    }
+
+    /// Counts what `color`'s last input cost against the noise budget (`noisy`, or the notes
+    /// among `out`); a program past it forfeits (`noise`) and is sent away.
+    fn count_noise(
+        &mut self,
+        color: Color,
+        noisy: bool,
+        now: Instant,
+        out: &mut Vec<RefereeOutput>,
+    ) {
+        let notes = out
+            .iter()
+            .filter(|output| {
+                matches!(output, RefereeOutput::Event(RefereeEvent::Note { color: by, .. })
+                    if *by == color)
+            })
+            .count() as u32;
+        let seat = self.seat(color);
+        if (!noisy && notes == 0) || seat.phase == Phase::Closed || seat.noise.count(now, notes) {
+            return;
+        }
+        let detail = seat.noise.spent();
+        self.expel(color, Reason::Noise, detail, now, out);
+    }
+
     /// Charges the time since the turn started to `color`; returns it.
     fn charge(&mut self, color: Color, now: Instant) -> Duration {
-        let spent = now.saturating_duration_since(self.turn_since);
-        self.used[color.index()] += spent;
-        self.turn_since = now;
+        let spent = self.clock.charge(color, now);
         let seat = self.seat(color);
         seat.to_move = false;
         seat.deadline = None;
@@ -616,18 +643,18 @@ impl RefereeMachine {
     fn time_detail(&self, color: Color, budget: Duration) -> String {
         format!(
             "used {:.1} s of {} s",
-            self.used[color.index()].as_secs_f64(),
+            self.clock.used(color).as_secs_f64(),
             budget.as_secs()
         )
     }
 
     /// `color` is to move from `now`: its clock runs and its deadline is set.
     fn await_move(&mut self, color: Color, now: Instant) {
-        self.turn_since = now;
+        self.clock.start_turn(now);
         let config = &self.config;
         let left = config
             .budget()
-            .map(|budget| budget.saturating_sub(self.used[color.index()]));
+            .map(|budget| self.clock.remaining(budget, color));
         let limit = match left {
             Some(left) if config.time_loss => left + config.time_margin,
             Some(left) => left + config.silence_margin,
@@ -769,14 +796,7 @@ impl RefereeMachine {
     /// Answers a program's own GAMEEND; its handshake is done.
     fn acknowledge(&mut self, color: Color, end: GameEnd, out: &mut Vec<RefereeOutput>) {
         let stop = end.stop == StopCode::Stop || self.our_stop(color);
-        out.push(RefereeOutput::Send(
-            color,
-            GameEnd {
-                reason: EndReason::NoReason,
-                stop: stop_code(stop),
-            }
-            .into(),
-        ));
+        out.push(RefereeOutput::Send(color, acknowledgement(stop).into()));
         let seat = self.seat(color);
         seat.stop |= stop;
         seat.to_move = false;
@@ -810,38 +830,19 @@ impl RefereeMachine {
     }
 }
 
-/// The verdict of a rules outcome, in the final position.
-fn rules_verdict(outcome: Outcome, position: &Position) -> Verdict {
-    let (result, reason, detail) = match outcome {
-        Outcome::Win { winner, .. } => (
-            win(winner),
-            Reason::NoMoves,
-            format!("{} has no legal move", position.side_to_move()),
-        ),
-        Outcome::Draw(draw) => {
-            let reason = match draw {
-                DrawReason::Repetition => Reason::Repetition,
-                DrawReason::KingMoves25 => Reason::KingMoves25,
-                DrawReason::Endgame16 => Reason::Endgame16,
-                DrawReason::Endgame5 => Reason::Endgame5,
-            };
-            (GameResult::Draw, reason, draw.to_string())
-        }
+/// The verdict of the rules, in the game's final position.
+fn rules_verdict(game: &Game) -> Option<Verdict> {
+    let (result, termination) = rules_ending(game, None)?;
+    let detail = match &termination {
+        Termination::DrawRule(draw) => draw.to_string(),
+        termination => termination.to_string(),
     };
-    Verdict {
+    Some(Verdict {
         result,
-        reason,
+        reason: termination.reason(),
         detail,
         disqualified: Vec::new(),
-    }
-}
-
-fn stop_code(stop: bool) -> StopCode {
-    if stop {
-        StopCode::Stop
-    } else {
-        StopCode::Continue
-    }
+    })
 }
 
 fn event(out: &mut Vec<RefereeOutput>, event: RefereeEvent) {

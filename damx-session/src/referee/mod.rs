@@ -66,7 +66,6 @@
 //! - **Abort** ends the game at once: result `*`, reason `aborted`, GAMEEND with stop code `1`
 //!   to both (to a thinking program after its move, or the reply time-out).
 
-use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -74,6 +73,8 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, Sender, unbounded};
 
 use damx_rules::{Color, GameResult, Position};
+
+use crate::config::NoiseBudget;
 
 mod adjudicate;
 mod machine;
@@ -88,142 +89,8 @@ pub use participant::{
 };
 pub use run::play_game;
 
-/// Why a refereed game ended, as one stable word (`Display`, [`Reason::word`]); the event
-/// stream and the results file use these words.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Reason {
-    /// `no-moves`: the side to move has no piece or no legal move.
-    NoMoves,
-    /// `repetition`: the same position for the third time.
-    Repetition,
-    /// `king-moves-25`: 25 moves each with only kings moved and no capture.
-    KingMoves25,
-    /// `endgame-16`: 16 moves each against a lone king (three pieces against one).
-    Endgame16,
-    /// `endgame-5`: 5 moves each against a lone king (two pieces against one).
-    Endgame5,
-    /// `resigned`: a program ended the game with GAMEEND reason `1`.
-    Resigned,
-    /// `draw-claim`: a program ended the game with GAMEEND reason `2`.
-    DrawClaim,
-    /// `win-claim`: a program ended the game with GAMEEND reason `3`.
-    WinClaim,
-    /// `ended`: a program ended the game with GAMEEND reason `0`.
-    Ended,
-    /// `move-cap`: the move cap was reached and the game adjudicated.
-    MoveCap,
-    /// `illegal-move`: a program sent a move that is not legal (forfeit).
-    IllegalMove,
-    /// `out-of-turn`: a program sent a move when it was not its turn (forfeit).
-    OutOfTurn,
-    /// `protocol-error`: a program sent what DXP does not allow there (forfeit).
-    ProtocolError,
-    /// `silent`: a program did not answer in time (forfeit).
-    Silent,
-    /// `time`: a program ran out of time, with loss on time configured (forfeit).
-    Time,
-    /// `crash`: a program's process exited during the game (forfeit).
-    Crash,
-    /// `connection-lost`: a program's connection ended during the game (forfeit).
-    ConnectionLost,
-    /// `refused`: a program refused the GAMEREQ (forfeit).
-    Refused,
-    /// `no-start`: a program could not be started or reached (forfeit).
-    NoStart,
-    /// `false-claim`: a program claimed a draw or a win that the rules do not give, under
-    /// [`ClaimPolicy::Strict`] (forfeit).
-    FalseClaim,
-    /// `double-forfeit`: neither program could play; the game counts for nobody.
-    DoubleForfeit,
-    /// `aborted`: the referee was told to stop; the game counts for nobody.
-    Aborted,
-}
-
-impl Reason {
-    /// Every reason, in the order of the final table.
-    pub const ALL: [Reason; 22] = [
-        Reason::NoMoves,
-        Reason::Repetition,
-        Reason::KingMoves25,
-        Reason::Endgame16,
-        Reason::Endgame5,
-        Reason::Resigned,
-        Reason::DrawClaim,
-        Reason::WinClaim,
-        Reason::Ended,
-        Reason::MoveCap,
-        Reason::IllegalMove,
-        Reason::OutOfTurn,
-        Reason::ProtocolError,
-        Reason::Silent,
-        Reason::Time,
-        Reason::Crash,
-        Reason::ConnectionLost,
-        Reason::Refused,
-        Reason::NoStart,
-        Reason::FalseClaim,
-        Reason::DoubleForfeit,
-        Reason::Aborted,
-    ];
-
-    /// The stable word.
-    pub const fn word(self) -> &'static str {
-        match self {
-            Reason::NoMoves => "no-moves",
-            Reason::Repetition => "repetition",
-            Reason::KingMoves25 => "king-moves-25",
-            Reason::Endgame16 => "endgame-16",
-            Reason::Endgame5 => "endgame-5",
-            Reason::Resigned => "resigned",
-            Reason::DrawClaim => "draw-claim",
-            Reason::WinClaim => "win-claim",
-            Reason::Ended => "ended",
-            Reason::MoveCap => "move-cap",
-            Reason::IllegalMove => "illegal-move",
-            Reason::OutOfTurn => "out-of-turn",
-            Reason::ProtocolError => "protocol-error",
-            Reason::Silent => "silent",
-            Reason::Time => "time",
-            Reason::Crash => "crash",
-            Reason::ConnectionLost => "connection-lost",
-            Reason::Refused => "refused",
-            Reason::NoStart => "no-start",
-            Reason::FalseClaim => "false-claim",
-            Reason::DoubleForfeit => "double-forfeit",
-            Reason::Aborted => "aborted",
-        }
-    }
-
-    /// The reason a word stands for.
-    pub fn from_word(word: &str) -> Option<Reason> {
-        Reason::ALL.into_iter().find(|reason| reason.word() == word)
-    }
-
-    /// Whether a program lost (or both did) by breaking the rules of the match rather than on
-    /// the board.
-    pub const fn is_forfeit(self) -> bool {
-        matches!(
-            self,
-            Reason::IllegalMove
-                | Reason::OutOfTurn
-                | Reason::ProtocolError
-                | Reason::Silent
-                | Reason::Time
-                | Reason::Crash
-                | Reason::ConnectionLost
-                | Reason::Refused
-                | Reason::NoStart
-                | Reason::FalseClaim
-                | Reason::DoubleForfeit
-        )
-    }
-}
-
-impl fmt::Display for Reason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.word())
-    }
-}
+pub use crate::record::Reason;
+pub(crate) use crate::record::win;
 
 /// The referee's decision on a game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -247,14 +114,6 @@ impl Verdict {
             detail: detail.into(),
             disqualified: vec![color],
         }
-    }
-}
-
-/// The win of `color`.
-pub(crate) const fn win(color: Color) -> GameResult {
-    match color {
-        Color::White => GameResult::WhiteWins,
-        Color::Black => GameResult::BlackWins,
     }
 }
 
@@ -297,6 +156,9 @@ pub struct RefereeConfig {
     pub claims: ClaimPolicy,
     /// The move cap and how a game is adjudicated.
     pub adjudication: Adjudication,
+    /// How many bad frames, chats, take-back requests and tolerated breaches a program may
+    /// send; past it, it forfeits (`noise`) and is disconnected.
+    pub noise: NoiseBudget,
 }
 
 /// The move time-out without a clock when none is configured.
@@ -317,6 +179,7 @@ impl Default for RefereeConfig {
             reply_timeout: Duration::from_secs(10),
             claims: ClaimPolicy::default(),
             adjudication: Adjudication::default(),
+            noise: NoiseBudget::default(),
         }
     }
 }

@@ -447,3 +447,25 @@ fn stop_after_the_game() {
     assert_eq!(report.verdict.reason, Reason::Resigned);
     assert_eq!(report.keep, [false, false]);
 }
+
+/// The noise budget of the dialogue holds for refereed programs too: chats within the burst
+/// change nothing, a flood past it forfeits (`noise`) and is sent away with stop code `1`.
+#[test]
+fn a_flood_of_chats_forfeits_for_noise() {
+    let mut referee = Referee::started(setup(None), config());
+    for _ in 0..20 {
+        referee.from(Color::White, "Chello");
+    }
+    assert!(
+        referee.machine.verdict().is_none(),
+        "a burst of 20 is allowed"
+    );
+    let out = referee.from(Color::White, "Chello");
+    assert_eq!(disqualified(&out), [(Color::White, Reason::Noise)]);
+    assert_eq!(sent(&out, Color::White), ["E01"]);
+    assert!(closed(&out, Color::White));
+    assert_eq!(
+        referee.machine.verdict().map(|v| v.result),
+        Some(GameResult::BlackWins)
+    );
+}

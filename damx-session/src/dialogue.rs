@@ -1,0 +1,334 @@
+//! What DXP allows, written once (dxp.md §3): the rules every role applies to a dialogue, with
+//! no I/O and no policy.
+//!
+//! The player ([`Machine`](crate::Machine)), the referee
+//! ([`RefereeMachine`](crate::referee::RefereeMachine)) and the [`monitor`](crate::monitor)
+//! each decide what to do about a message; what the message means and which rule it breaks is
+//! decided here:
+//!
+//! - [`game_request`]: the GAMEREQ for a game's settings (clamped to what the fields hold, the
+//!   normal start as `A`);
+//! - [`frame_fault`]: how bad a frame that is not a message is ([`FrameFault`]): a lone NUL or a
+//!   frame cut by the end of the stream carries nothing, a broken CHAT changes no state, anything
+//!   else breaks the dialogue;
+//! - [`stop_code`]: the stop code of a GAMEEND, and [`acknowledgement`], the GAMEEND that answers
+//!   one (reason `0`, stop code `1` when either side asks to stop);
+//! - [`Clock`]: the time each side used, charged from the start of its turn to its move;
+//! - [`rules_ending`] and [`claim_ending`]: how a game ended, first by the rules, else by the
+//!   first GAMEEND's reason, in the one vocabulary of [`Termination`] (whose
+//!   [`reason`](Termination::reason) is the stable word results files use);
+//! - [`NoiseMeter`]: the [`NoiseBudget`] of one connection (harmless bad frames, chats,
+//!   take-back requests and tolerated breaches, a burst and a rate), and the rate of CHAT
+//!   replies.
+//!
+//! ```
+//! use damx_session::dialogue::{FrameFault, frame_fault};
+//! use damx_wire::Framer;
+//!
+//! let mut framer = Framer::new();
+//! let mut buf = bytes::BytesMut::from(&b"\0Cbroken\xff\0Q\0"[..]);
+//! let faults: Vec<FrameFault> = std::iter::from_fn(|| match framer.next_message(&mut buf) {
+//!     Ok(Some(_)) | Ok(None) => None,
+//!     Err(error) => Some(frame_fault(&error)),
+//! })
+//! .collect();
+//! assert_eq!(faults, [FrameFault::Harmless, FrameFault::BrokenChat, FrameFault::Breach]);
+//! ```
+
+use std::time::{Duration, Instant};
+
+use damx_rules::{Color, DrawReason, Game, GameResult, Outcome, Position};
+use damx_wire::{
+    EndReason, FrameErrorKind, GameEnd, GameReq, Minutes, MoveLimit, Name, ProtocolVersion,
+    StopCode, StreamError,
+};
+
+use crate::config::NoiseBudget;
+use crate::convert::{color_to_wire, start_to_wire};
+use crate::record::{Termination, win};
+
+/// The GAMEREQ that asks for a game: the Follower plays `follower_color`, `minutes` of thinking
+/// time each and `move_limit` moves (0: none), clamped to what the fields hold; `start` `None`
+/// (or the normal start) goes as `A`.
+pub fn game_request(
+    initiator: Name,
+    follower_color: Color,
+    minutes: u16,
+    move_limit: u16,
+    start: Option<&Position>,
+) -> GameReq {
+    GameReq {
+        version: ProtocolVersion::V1,
+        initiator,
+        follower_color: color_to_wire(follower_color),
+        minutes: Minutes::new(minutes).unwrap_or(Minutes::MAX),
+        move_limit: MoveLimit::new(move_limit).unwrap_or(MoveLimit::MAX),
+        start: start_to_wire(start),
+    }
+}
+
+/// How much a frame that is not a DXP message matters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FrameFault {
+    /// An empty frame (a lone NUL), or one cut off by the end of the stream: it carries
+    /// nothing, so it is not worth telling.
+    Harmless,
+    /// A frame starting with `C` that does not decode: a broken CHAT, which changes no state.
+    BrokenChat,
+    /// Anything else: the dialogue cannot go on as if it had not come.
+    Breach,
+}
+
+/// How much `error`'s frame matters; see [`FrameFault`].
+pub fn frame_fault(error: &StreamError) -> FrameFault {
+    let harmless = matches!(error, StreamError::Frame(frame)
+        if matches!(frame.kind(), FrameErrorKind::Empty | FrameErrorKind::Truncated));
+    if harmless {
+        FrameFault::Harmless
+    } else if error.raw().as_bytes().first() == Some(&b'C') {
+        FrameFault::BrokenChat
+    } else {
+        FrameFault::Breach
+    }
+}
+
+/// The stop code that says `stop`.
+pub const fn stop_code(stop: bool) -> StopCode {
+    if stop {
+        StopCode::Stop
+    } else {
+        StopCode::Continue
+    }
+}
+
+/// The GAMEEND that acknowledges one: reason `0`, and stop code `1` when either side asks to
+/// stop.
+pub const fn acknowledgement(stop: bool) -> GameEnd {
+    GameEnd {
+        reason: EndReason::NoReason,
+        stop: stop_code(stop),
+    }
+}
+
+/// The thinking time of both sides: a turn runs from [`Clock::start_turn`] to
+/// [`Clock::charge`], and is charged to the side that moved.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Clock {
+    /// Time used per colour ([`Color::index`]).
+    used: [Duration; 2],
+    /// When the current turn started.
+    since: Instant,
+}
+
+impl Clock {
+    /// A clock with nothing used; the first turn starts `now`.
+    pub(crate) fn new(now: Instant) -> Clock {
+        Clock {
+            used: [Duration::ZERO; 2],
+            since: now,
+        }
+    }
+
+    /// A turn starts `now` (nothing is charged).
+    pub(crate) fn start_turn(&mut self, now: Instant) {
+        self.since = now;
+    }
+
+    /// When the current turn started.
+    pub(crate) fn turn_since(&self) -> Instant {
+        self.since
+    }
+
+    /// Charges the time since the turn started to `color`, starts the next turn `now`, and
+    /// returns the time charged.
+    pub(crate) fn charge(&mut self, color: Color, now: Instant) -> Duration {
+        let spent = now.saturating_duration_since(self.since);
+        self.used[color.index()] += spent;
+        self.since = now;
+        spent
+    }
+
+    /// The time `color` used.
+    pub(crate) fn used(&self, color: Color) -> Duration {
+        self.used[color.index()]
+    }
+
+    /// Both sides' time used ([`Color::index`] order).
+    pub(crate) fn all_used(&self) -> [Duration; 2] {
+        self.used
+    }
+
+    /// What is left of `budget` to `color`.
+    pub(crate) fn remaining(&self, budget: Duration, color: Color) -> Duration {
+        budget.saturating_sub(self.used(color))
+    }
+
+    /// Whether `color` is past `budget` by more than `grace`.
+    pub(crate) fn is_past(&self, budget: Duration, grace: Duration, color: Color) -> bool {
+        self.used(color) > budget + grace
+    }
+}
+
+/// How the rules end `game`: its final position (no legal move, or a draw rule), or `drawn`,
+/// a draw rule met at an earlier position (since the last take-back); `None` while the rules
+/// let it go on.
+pub fn rules_ending(game: &Game, drawn: Option<DrawReason>) -> Option<(GameResult, Termination)> {
+    let side_to_move = game.position().side_to_move();
+    match game.outcome() {
+        Some(outcome @ Outcome::Win { winner, .. }) => {
+            Some((win(winner), Termination::of_outcome(outcome, side_to_move)))
+        }
+        Some(Outcome::Draw(reason)) => Some((GameResult::Draw, Termination::DrawRule(reason))),
+        None => drawn.map(|reason| (GameResult::Draw, Termination::DrawRule(reason))),
+    }
+}
+
+/// What a first GAMEEND from `ender` with `reason` says, when the rules do not decide: reason
+/// `1`, `ender` lost; `2`, a draw; `3`, `ender` won; `0` gives no result (`None`).
+pub fn claim_ending(ender: Color, reason: EndReason) -> (Option<GameResult>, Termination) {
+    match reason {
+        EndReason::GiveUp => (Some(win(!ender)), Termination::GaveUp { by: ender }),
+        EndReason::Draw => (
+            Some(GameResult::Draw),
+            Termination::DrawDeclared { by: ender },
+        ),
+        EndReason::Win => (Some(win(ender)), Termination::WinClaimed { by: ender }),
+        EndReason::NoReason => (None, Termination::Ended { by: ender }),
+    }
+}
+
+/// The noise one connection made so far against its [`NoiseBudget`]: a leaky bucket, the
+/// breaches of the connection, and the CHAT replies of the current second.
+#[derive(Clone, Debug)]
+pub(crate) struct NoiseMeter {
+    budget: NoiseBudget,
+    /// The bucket's level: one a noise, draining at the budget's rate a second.
+    level: f64,
+    /// When the level was last brought up to date.
+    at: Option<Instant>,
+    /// Breaches since the connection was made.
+    breaches: u32,
+    /// The second in which CHAT replies are counted, and how many were sent in it.
+    replies: Option<(Instant, u32)>,
+}
+
+impl NoiseMeter {
+    /// A meter with nothing counted.
+    pub(crate) fn new(budget: NoiseBudget) -> NoiseMeter {
+        NoiseMeter {
+            budget,
+            level: 0.0,
+            at: None,
+            breaches: 0,
+            replies: None,
+        }
+    }
+
+    /// Counts one noisy input at `now` that broke the rules `breaches` times; `false` once the
+    /// budget is spent.
+    pub(crate) fn count(&mut self, now: Instant, breaches: u32) -> bool {
+        if let Some(at) = self.at {
+            let drained =
+                now.saturating_duration_since(at).as_secs_f64() * f64::from(self.budget.per_second);
+            self.level = (self.level - drained).max(0.0);
+        }
+        self.at = Some(now);
+        self.level += 1.0;
+        self.breaches = self.breaches.saturating_add(breaches);
+        self.level <= f64::from(self.budget.burst) && self.breaches <= self.budget.per_connection
+    }
+
+    /// Whether one more CHAT reply may go out in the second of `now`.
+    pub(crate) fn reply_allowed(&mut self, now: Instant) -> bool {
+        let (since, sent) = match self.replies {
+            Some((since, sent))
+                if now.saturating_duration_since(since) < Duration::from_secs(1) =>
+            {
+                (since, sent + 1)
+            }
+            _ => (now, 1),
+        };
+        self.replies = Some((since, sent));
+        sent <= self.budget.replies_per_second
+    }
+
+    /// The spent budget, in words.
+    pub(crate) fn spent(&self) -> String {
+        let budget = self.budget;
+        format!(
+            "too much noise: more than {} bad frames, chats or take-back requests at once \
+             ({} a second after that) or {} violations in all",
+            budget.burst, budget.per_second, budget.per_connection
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bucket holds the burst, drains at the rate, and the breaches count apart.
+    #[test]
+    fn the_noise_meter_holds_a_burst_and_drains() {
+        let budget = NoiseBudget {
+            burst: 3,
+            per_second: 1,
+            per_connection: 4,
+            replies_per_second: 2,
+        };
+        let now = Instant::now();
+        let mut meter = NoiseMeter::new(budget);
+        assert!((0..3).all(|_| meter.count(now, 0)));
+        assert!(!meter.count(now, 0), "the fourth at once is too much");
+        let mut meter = NoiseMeter::new(budget);
+        assert!((0..3).all(|_| meter.count(now, 0)));
+        assert!(meter.count(now + Duration::from_secs(2), 0), "drained");
+        let mut meter = NoiseMeter::new(budget);
+        let later = |s| now + Duration::from_secs(s);
+        assert!((0..4).all(|s| meter.count(later(10 * s), 1)));
+        assert!(!meter.count(later(100), 1), "the fifth breach in all");
+        let allowed: Vec<bool> = (0..3).map(|_| meter.reply_allowed(now)).collect();
+        assert_eq!(allowed, [true, true, false]);
+        assert!(meter.reply_allowed(later(1)), "a new second");
+    }
+
+    /// The clock charges the side that moved and starts the next turn.
+    #[test]
+    fn the_clock_charges_the_mover() {
+        let now = Instant::now();
+        let mut clock = Clock::new(now);
+        let spent = clock.charge(Color::White, now + Duration::from_secs(3));
+        assert_eq!(spent, Duration::from_secs(3));
+        clock.charge(Color::Black, now + Duration::from_secs(4));
+        assert_eq!(clock.all_used(), [3, 1].map(Duration::from_secs));
+        let budget = Duration::from_secs(2);
+        assert!(clock.is_past(budget, Duration::ZERO, Color::White));
+        assert!(!clock.is_past(budget, Duration::from_secs(1), Color::White));
+        assert_eq!(
+            clock.remaining(budget, Color::Black),
+            Duration::from_secs(1)
+        );
+    }
+
+    /// A GAMEEND's reason, when the rules do not decide.
+    #[test]
+    fn claims_read_as_the_spec_says() {
+        use Color::{Black, White};
+        assert_eq!(
+            claim_ending(White, EndReason::GiveUp).0,
+            Some(GameResult::BlackWins)
+        );
+        assert_eq!(
+            claim_ending(Black, EndReason::Win).0,
+            Some(GameResult::BlackWins)
+        );
+        assert_eq!(
+            claim_ending(Black, EndReason::Draw).0,
+            Some(GameResult::Draw)
+        );
+        assert_eq!(
+            claim_ending(White, EndReason::NoReason),
+            (None, Termination::Ended { by: White })
+        );
+    }
+}
