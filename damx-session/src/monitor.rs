@@ -22,7 +22,10 @@
 //!   version or with an impossible start, an acknowledgement with a reason other than `0`;
 //! - a first GAMEEND that is not acknowledged: the other party sends something else, or closes;
 //! - anything but a CHAT after a GAMEEND handshake with stop code `1`;
-//! - a connection closed in the middle of a game.
+//! - a connection closed in the middle of a game;
+//! - more bad frames, chats, take-back requests and findings at once (or in all) than the
+//!   [`NoiseBudget`] allows, flagged once per party: the budget a damx player or referee
+//!   would end the connection at.
 //!
 //! The Initiator is the party that sends the first GAMEREQ.
 //!
@@ -47,11 +50,14 @@
 //! ```
 
 use std::fmt;
+use std::time::Instant;
 
 use damx_rules::{Color, Game};
 use damx_wire::{AcceptCode, BackAccCode, EndReason, GameReq, Message, StopCode};
 
+use crate::config::NoiseBudget;
 use crate::convert::{back_request_ply, color_from_wire, match_move, start_position};
+use crate::dialogue::NoiseMeter;
 
 /// One of the two programs of the dialogue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -105,6 +111,8 @@ pub enum FindingKind {
     AfterStop,
     /// The connection was closed during a game.
     ClosedInGame,
+    /// More noise than the [`NoiseBudget`] allows.
+    Noise,
 }
 
 impl FindingKind {
@@ -119,6 +127,7 @@ impl FindingKind {
             FindingKind::MissingAck => "missing_ack",
             FindingKind::AfterStop => "after_stop",
             FindingKind::ClosedInGame => "closed_in_game",
+            FindingKind::Noise => "noise",
         }
     }
 }
@@ -156,6 +165,12 @@ impl Observation {
             note: Some(text.into()),
             findings: Vec::new(),
         }
+    }
+
+    fn flagged(kind: FindingKind, by: Party, what: impl Into<String>) -> Observation {
+        let mut observation = Observation::default();
+        observation.flag(kind, by, what);
+        observation
     }
 
     fn flag(&mut self, kind: FindingKind, by: Party, what: impl Into<String>) {
@@ -239,6 +254,8 @@ pub struct Monitor {
     initiator: Option<Party>,
     games: u32,
     closed: [bool; 2],
+    /// Each party's noise, and whether it was flagged.
+    noise: [(NoiseMeter, bool); 2],
 }
 
 impl Default for Monitor {
@@ -255,13 +272,20 @@ fn index(party: Party) -> usize {
 }
 
 impl Monitor {
-    /// A monitor at the start of a connection.
+    /// A monitor at the start of a connection, with the default [`NoiseBudget`].
     pub fn new() -> Monitor {
+        Monitor::with_budget(NoiseBudget::default())
+    }
+
+    /// A monitor at the start of a connection that flags noise past `budget`.
+    pub fn with_budget(budget: NoiseBudget) -> Monitor {
+        let meter = (NoiseMeter::new(budget), false);
         Monitor {
             phase: Phase::Idle,
             initiator: None,
             games: 0,
             closed: [false; 2],
+            noise: [meter.clone(), meter],
         }
     }
 
@@ -278,25 +302,44 @@ impl Monitor {
         }
     }
 
-    /// One frame from `from`: the decoded message, or why the frame is not one (any error
-    /// that says so in words, such as a [`damx_wire::StreamError`]).
+    /// One frame from `from`, arrived now: see [`Monitor::frame_at`].
     pub fn frame<E: fmt::Display>(
         &mut self,
         from: Party,
         frame: Result<&Message, E>,
     ) -> Observation {
-        match frame {
-            Ok(message) => self.message(from, message),
-            Err(error) => {
-                let mut observation = Observation::default();
-                observation.flag(
+        self.frame_at(Instant::now(), from, frame)
+    }
+
+    /// One frame from `from`, arrived at `now`: the decoded message, or why the frame is not
+    /// one (any error that says so in words, such as a [`damx_wire::StreamError`]).
+    pub fn frame_at<E: fmt::Display>(
+        &mut self,
+        now: Instant,
+        from: Party,
+        frame: Result<&Message, E>,
+    ) -> Observation {
+        let (mut observation, noisy) = match frame {
+            Ok(message) => (
+                self.message(from, message),
+                matches!(message, Message::Chat(_) | Message::BackReq(_)),
+            ),
+            Err(error) => (
+                Observation::flagged(
                     FindingKind::BadFrame,
                     from,
                     format!("not a DXP message: {error}"),
-                );
-                observation
-            }
+                ),
+                true,
+            ),
+        };
+        let findings = observation.findings.len() as u32;
+        let (meter, flagged) = &mut self.noise[index(from)];
+        if (noisy || findings > 0) && !meter.count(now, findings) && !*flagged {
+            *flagged = true;
+            observation.flag(FindingKind::Noise, from, meter.spent());
         }
+        observation
     }
 
     /// The end of `by`'s stream (it closed the connection, or its half of it).
@@ -523,20 +566,15 @@ impl Monitor {
     fn move_message(&mut self, from: Party, mv: &damx_wire::Move) -> Observation {
         let mut observation = Observation::default();
         let Phase::Playing(followed) = &mut self.phase else {
-            let kind = self.stop_or(FindingKind::OutOfState, &self.phase);
-            let what = match &self.phase {
-                Phase::Ending { first, .. } if *first != from => {
-                    "sent a MOVE instead of acknowledging the GAMEEND"
-                }
-                Phase::Ending { .. } => "sent a MOVE after its GAMEEND",
-                _ => "sent a MOVE outside a game",
+            return match &self.phase {
+                Phase::Ending { first, .. } if *first != from => Observation::flagged(
+                    FindingKind::MissingAck,
+                    from,
+                    "sent a MOVE instead of acknowledging the GAMEEND",
+                ),
+                Phase::Ending { .. } => self.outside_game(from, "sent a MOVE after its GAMEEND"),
+                _ => self.outside_game(from, "sent a MOVE outside a game"),
             };
-            let kind = match &self.phase {
-                Phase::Ending { first, .. } if *first != from => FindingKind::MissingAck,
-                _ => kind,
-            };
-            observation.flag(kind, from, what);
-            return observation;
         };
         if followed.to_move() != from {
             followed.offender = Some(from);
@@ -661,21 +699,18 @@ impl Monitor {
                 };
             }
             phase => {
-                let kind = self.stop_or(FindingKind::OutOfState, &phase);
-                observation.flag(kind, from, "sent a GAMEEND outside a game");
                 self.phase = phase;
+                return self.outside_game(from, "sent a GAMEEND outside a game");
             }
         }
         observation
     }
 
     fn back_request(&mut self, from: Party, request: &damx_wire::BackReq) -> Observation {
-        let mut observation = Observation::default();
         let Phase::Playing(followed) = &mut self.phase else {
-            let kind = self.stop_or(FindingKind::OutOfState, &self.phase);
-            observation.flag(kind, from, "sent a BACKREQ outside a game");
-            return observation;
+            return self.outside_game(from, "sent a BACKREQ outside a game");
         };
+        let mut observation = Observation::default();
         let first = followed.game.start().side_to_move();
         let color = color_from_wire(request.to_move);
         let ply = back_request_ply(first, request.move_number.get(), color);
@@ -694,12 +729,10 @@ impl Monitor {
     }
 
     fn back_answer(&mut self, from: Party, code: BackAccCode) -> Observation {
-        let mut observation = Observation::default();
         let Phase::Playing(followed) = &mut self.phase else {
-            let kind = self.stop_or(FindingKind::OutOfState, &self.phase);
-            observation.flag(kind, from, "sent a BACKACC outside a game");
-            return observation;
+            return self.outside_game(from, "sent a BACKACC outside a game");
         };
+        let mut observation = Observation::default();
         match followed.backreq.take() {
             Some((asker, ply)) if asker != from => {
                 if code != BackAccCode::Accepted {
@@ -732,6 +765,15 @@ impl Monitor {
             }
         }
         observation
+    }
+
+    /// A message that belongs in a game, out of one: out of state, or after the stop.
+    fn outside_game(&self, from: Party, what: &str) -> Observation {
+        Observation::flagged(
+            self.stop_or(FindingKind::OutOfState, &self.phase),
+            from,
+            what,
+        )
     }
 
     /// `kind`, or [`FindingKind::AfterStop`] once the session was stopped.
@@ -963,6 +1005,27 @@ mod tests {
         let closed = monitor.closed(B);
         assert_eq!(kinds(&closed.findings), [(FindingKind::ClosedInGame, B)]);
         assert!(monitor.closed(B).findings.is_empty(), "reported once");
+    }
+
+    /// Noise past the budget is flagged once against its sender; within it, nothing.
+    #[test]
+    fn noise_past_the_budget_is_flagged_once() {
+        let mut monitor = Monitor::new();
+        run(&mut monitor, &[(A, REQUEST_B_WHITE), (B, ACCEPT)]);
+        let now = Instant::now();
+        let chat = decode(b"Chello").unwrap();
+        let mut findings = Vec::new();
+        for _ in 0..25 {
+            let observation = monitor.frame_at(now, B, Ok::<_, String>(&chat));
+            findings.extend(observation.findings);
+        }
+        assert_eq!(kinds(&findings), [(FindingKind::Noise, B)]);
+        assert!(
+            findings[0].what.starts_with("too much noise"),
+            "{findings:?}"
+        );
+        let quiet = monitor.frame_at(now, A, Ok::<_, String>(&chat));
+        assert!(quiet.findings.is_empty(), "A's budget is its own");
     }
 
     /// Requests from the Follower or during a game, answers without a request, and a GAMEACC
