@@ -6,7 +6,7 @@
 //! - A GAMEREQ's start (`A`, or `B` with a colour and 50 letters) becomes a validated
 //!   [`Position`] through [`start_position`]; a board that the rules refuse (a man on its own
 //!   promotion row, more than 20 pieces a side) or one whose side to move has no legal move is
-//!   a [`StartError`], which the Follower answers with `A…2`.
+//!   a [`StartPositionError`], which the Follower answers with `A…2`.
 //! - A received MOVE is matched against the legal moves by (from, to, set of captured
 //!   squares) in [`match_move`]: the captured list may come in any order (Scan sends it
 //!   ascending, pydraughts in jump order) and is required for every capture (dxp.md §2). Our
@@ -50,7 +50,7 @@ pub const fn color_to_wire(color: Color) -> wire::Color {
 
 /// Why a GAMEREQ's start position cannot be played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StartError {
+pub enum StartPositionError {
     /// The board is not a position the rules can play from.
     Setup(SetupError),
     /// The side to move has no legal move (or no piece): there is no game to play.
@@ -60,11 +60,11 @@ pub enum StartError {
     },
 }
 
-impl fmt::Display for StartError {
+impl fmt::Display for StartPositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StartError::Setup(error) => write!(f, "impossible start position: {error}"),
-            StartError::NoLegalMove { side } => {
+            StartPositionError::Setup(error) => write!(f, "impossible start position: {error}"),
+            StartPositionError::NoLegalMove { side } => {
                 write!(
                     f,
                     "start position without a legal move for {side}, who is to move"
@@ -74,11 +74,11 @@ impl fmt::Display for StartError {
     }
 }
 
-impl std::error::Error for StartError {
+impl std::error::Error for StartPositionError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            StartError::Setup(error) => Some(error),
-            StartError::NoLegalMove { .. } => None,
+            StartPositionError::Setup(error) => Some(error),
+            StartPositionError::NoLegalMove { .. } => None,
         }
     }
 }
@@ -87,14 +87,14 @@ impl std::error::Error for StartError {
 /// board and side to move for `B`.
 ///
 /// # Errors
-/// A [`StartError`] if the rules refuse the board or the side to move cannot move.
-pub fn start_position(start: &wire::Start) -> Result<Position, StartError> {
+/// A [`StartPositionError`] if the rules refuse the board or the side to move cannot move.
+pub fn start_position(start: &wire::Start) -> Result<Position, StartPositionError> {
     let position = match start {
         wire::Start::Initial => Position::initial(),
         wire::Start::Position { to_move, position } => position_from_wire(*to_move, position)?,
     };
     if !position.has_legal_move() {
-        return Err(StartError::NoLegalMove {
+        return Err(StartPositionError::NoLegalMove {
             side: position.side_to_move(),
         });
     }
@@ -105,11 +105,11 @@ pub fn start_position(start: &wire::Start) -> Result<Position, StartError> {
 /// move; see [`start_position`]).
 ///
 /// # Errors
-/// [`StartError::Setup`] if the rules refuse the board.
+/// [`StartPositionError::Setup`] if the rules refuse the board.
 pub fn position_from_wire(
     to_move: wire::Color,
     position: &wire::Position,
-) -> Result<Position, StartError> {
+) -> Result<Position, StartPositionError> {
     let mut setup = Setup::empty(color_from_wire(to_move));
     for square in wire::Square::all() {
         let piece = match position.get(square) {
@@ -121,7 +121,7 @@ pub fn position_from_wire(
         };
         setup.set(square_from_wire(square), piece);
     }
-    Position::from_setup(&setup).map_err(StartError::Setup)
+    Position::from_setup(&setup).map_err(StartPositionError::Setup)
 }
 
 /// The wire board of a position, with its side to move.
@@ -354,7 +354,9 @@ mod tests {
         };
         assert!(matches!(
             start_position(&start),
-            Err(StartError::Setup(SetupError::ManOnPromotionRow { .. }))
+            Err(StartPositionError::Setup(
+                SetupError::ManOnPromotionRow { .. }
+            ))
         ));
         // An empty board: white to move has no piece.
         let start = wire::Start::Position {
@@ -363,7 +365,7 @@ mod tests {
         };
         assert_eq!(
             start_position(&start),
-            Err(StartError::NoLegalMove { side: Color::White })
+            Err(StartPositionError::NoLegalMove { side: Color::White })
         );
         // A blocked white man: 46 with black men on 41 and 37 behind it.
         let position: Position = "W:W46:B41,37".parse().unwrap();
@@ -374,7 +376,7 @@ mod tests {
         };
         assert_eq!(
             start_position(&start),
-            Err(StartError::NoLegalMove { side: Color::White })
+            Err(StartPositionError::NoLegalMove { side: Color::White })
         );
     }
 

@@ -1,7 +1,7 @@
 //! What DXP allows, written once (dxp.md §3): the rules every role applies to a dialogue, with
 //! no I/O and no policy.
 //!
-//! The player ([`Machine`](crate::Machine)), the referee
+//! The player ([`PlayerMachine`](crate::PlayerMachine)), the referee
 //! ([`RefereeMachine`](crate::referee::RefereeMachine)) and the [`monitor`](crate::monitor)
 //! each decide what to do about a message; what the message means and which rule it breaks is
 //! decided here:
@@ -11,8 +11,9 @@
 //! - [`frame_fault`]: how bad a frame that is not a message is ([`FrameFault`]): a lone NUL or a
 //!   frame cut by the end of the stream carries nothing, a broken CHAT changes no state, anything
 //!   else breaks the dialogue;
-//! - [`stop_code`]: the stop code of a GAMEEND, and [`acknowledgement`], the GAMEEND that answers
-//!   one (reason `0`, stop code `1` when either side asks to stop);
+//! - [`game_end`] and [`stop_code`]: a GAMEEND; [`acknowledgement`], the GAMEEND that answers
+//!   one (reason `0`, stop code `1` when either side asks to stop); [`SEND_AWAY`], the one that
+//!   ends a game with a peer that is silent or too noisy;
 //! - [`Clock`]: the time each side used, charged from the start of its turn to its move;
 //! - [`rules_ending`] and [`claim_ending`]: how a game ended, first by the rules, else by the
 //!   first GAMEEND's reason, in the one vocabulary of [`Termination`] (whose
@@ -101,14 +102,22 @@ pub const fn stop_code(stop: bool) -> StopCode {
     }
 }
 
-/// The GAMEEND that acknowledges one: reason `0`, and stop code `1` when either side asks to
-/// stop.
-pub const fn acknowledgement(stop: bool) -> GameEnd {
+/// A GAMEEND with `reason`, asking to stop if `stop`.
+pub const fn game_end(reason: EndReason, stop: bool) -> GameEnd {
     GameEnd {
-        reason: EndReason::NoReason,
+        reason,
         stop: stop_code(stop),
     }
 }
+
+/// The GAMEEND that acknowledges one: reason `0`, and stop code `1` when either side asks to
+/// stop.
+pub const fn acknowledgement(stop: bool) -> GameEnd {
+    game_end(EndReason::NoReason, stop)
+}
+
+/// The GAMEEND that sends a peer away (silent, or too noisy): reason `0`, stop code `1`.
+pub const SEND_AWAY: GameEnd = game_end(EndReason::NoReason, true);
 
 /// The thinking time of both sides: a turn runs from [`Clock::start_turn`] to
 /// [`Clock::charge`], and is charged to the side that moved.

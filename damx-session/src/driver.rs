@@ -1,4 +1,4 @@
-//! Running a session: the [`Machine`] over a [`Connection`], with the player on a worker thread.
+//! Running a session: the [`PlayerMachine`] over a [`Connection`], with the player on a worker thread.
 //!
 //! [`run_session`] is one `crossbeam_channel::select!` loop over the peer's frames, the
 //! player's answers, the user's commands and the machine's next deadline. The player thinks on
@@ -24,7 +24,7 @@ use damx_wire::Name;
 use crate::config::{RecordOptions, SessionConfig};
 use crate::connection::{Connection, ConnectionOptions, Transcript};
 use crate::event::{CloseReason, Command, Direction, Event, ViolationAction};
-use crate::machine::{Incoming, Input, Machine, Output, ThinkRequest};
+use crate::machine::{Incoming, Input, Output, PlayerMachine, ThinkRequest};
 use crate::player::{GameInfo, Player, StopSignal};
 use crate::record::{GameRecord, pdn_date, save};
 
@@ -409,7 +409,7 @@ pub fn run_session(
         },
     };
     driver.emit(Event::Connected { peer });
-    let mut machine = Machine::new(config, name, policy);
+    let mut machine = PlayerMachine::new(config, name, policy);
     let outputs = machine.start(Instant::now());
     driver.carry_out(outputs);
     let mut control = control;

@@ -5,7 +5,7 @@
 //! between the wire types of `damx-wire` (field numbers, seconds, names) and the rules types of
 //! `damx-rules` (squares, bitboards, moves): see [`convert`].
 //!
-//! - [`Machine`] is the dialogue as a state machine without I/O: inputs in (a message from the
+//! - [`PlayerMachine`] is the dialogue as a state machine without I/O: inputs in (a message from the
 //!   peer, our player's move, a user's [`Command`], a clock tick), [`Output`]s out (messages to
 //!   send, thinking to start or stop, [`Event`]s, close). Its module documentation lists every
 //!   decision taken where the spec is open or assumes a correct peer.
@@ -131,7 +131,7 @@ pub use engine_player::{EnginePlayer, EnginePlayerOptions};
 pub use event::{
     CloseReason, Command, Direction, Event, MovePlayed, Side, Violation, ViolationAction,
 };
-pub use machine::{Incoming, Input, Machine, Output, PhaseKind, ThinkRequest};
+pub use machine::{Incoming, Input, Output, PhaseKind, PlayerMachine, ThinkRequest};
 pub use monitor::Monitor;
 pub use player::{
     ClockState, FirstLegalPlayer, GameInfo, Player, RandomPlayer, ScriptedPlayer, StopSignal,

@@ -1,11 +1,11 @@
 //! The DXP dialogue as a state machine without I/O (dxp.md §3).
 //!
-//! [`Machine::handle`] takes an [`Input`] (a message or a bad frame from the peer, the end of
+//! [`PlayerMachine::handle`] takes an [`Input`] (a message or a bad frame from the peer, the end of
 //! the connection, a move chosen by our player, a user's [`Command`], or a [`Input::Tick`] of
 //! the clock) and the current time, and returns the [`Output`]s to carry out in order: messages
 //! to send, a move to think about, a thinking to stop, events for the user, and the close of
 //! the connection. It never reads a clock, never blocks and never fails; time comes in as
-//! `now`, and [`Machine::next_deadline`] says when the next [`Input::Tick`] is due.
+//! `now`, and [`PlayerMachine::next_deadline`] says when the next [`Input::Tick`] is due.
 //!
 //! # States
 //!
@@ -75,8 +75,8 @@ use std::time::{Duration, Instant};
 
 use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
 use damx_wire::{
-    AcceptCode, BackAcc, BackAccCode, BackReq, Chat, EndReason, GameAcc, GameEnd, GameReq,
-    MAX_CHAT_LEN, Message, Minutes, Name, ProtocolVersion, RawBytes, StopCode, StreamError,
+    AcceptCode, BackAcc, BackAccCode, BackReq, Chat, EndReason, GameAcc, GameReq, MAX_CHAT_LEN,
+    Message, Minutes, Name, ProtocolVersion, RawBytes, StopCode, StreamError,
 };
 
 use crate::config::{GameSettings, Role, RoleConfig, SessionConfig, Timeouts};
@@ -85,8 +85,8 @@ use crate::convert::{
     start_position,
 };
 use crate::dialogue::{
-    Clock, FrameFault, NoiseMeter, acknowledgement, claim_ending, frame_fault, game_request,
-    rules_ending, stop_code,
+    Clock, FrameFault, NoiseMeter, SEND_AWAY, acknowledgement, claim_ending, frame_fault, game_end,
+    game_request, rules_ending,
 };
 use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
 use crate::player::{ClockState, GameInfo, TakeBackPolicy};
@@ -162,7 +162,7 @@ pub enum Output {
 /// Where the dialogue stands, for display and tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PhaseKind {
-    /// [`Machine::start`] has not been called.
+    /// [`PlayerMachine::start`] has not been called.
     NotStarted,
     /// The Initiator waits for GAMEACC.
     AwaitingGameAcc,
@@ -360,7 +360,7 @@ enum Phase {
 
 /// The DXP dialogue of one connection, for either role. See the module documentation.
 #[derive(Debug)]
-pub struct Machine {
+pub struct PlayerMachine {
     role: RoleConfig,
     timeouts: Timeouts,
     end_at_move_limit: bool,
@@ -379,11 +379,11 @@ pub struct Machine {
     noise: NoiseMeter,
 }
 
-impl Machine {
+impl PlayerMachine {
     /// A machine for `config`'s role and settings, sending `name`, answering take-backs with
-    /// `policy`. Call [`Machine::start`] next.
-    pub fn new(config: &SessionConfig, name: Name, policy: TakeBackPolicy) -> Machine {
-        Machine {
+    /// `policy`. Call [`PlayerMachine::start`] next.
+    pub fn new(config: &SessionConfig, name: Name, policy: TakeBackPolicy) -> PlayerMachine {
+        PlayerMachine {
             role: config.role.clone(),
             timeouts: config.timeouts,
             end_at_move_limit: config.end_at_move_limit,
@@ -634,13 +634,7 @@ impl Machine {
             Message::BackReq(request) => self.on_back_req(play, now, request, out),
             Message::BackAcc(answer) => self.on_back_acc(play, now, answer, out),
             Message::GameReq(request) if self.role.role() == Role::Follower => {
-                send(
-                    out,
-                    GameAcc {
-                        follower: self.name,
-                        code: AcceptCode::GameNotAcceptable,
-                    },
-                );
+                self.answer_request(AcceptCode::GameNotAcceptable, out);
                 let what = "GAMEREQ during a game (answered A…2)".to_owned();
                 let raw = raw_of(&Message::GameReq(request));
                 violation(what, raw, false, ViolationAction::Answered, out);
@@ -787,13 +781,7 @@ impl Machine {
             (Ok(start), None) => start,
             (_, refusal) => {
                 let (code, why) = refusal.unwrap_or((AcceptCode::GameNotAcceptable, String::new()));
-                send(
-                    out,
-                    GameAcc {
-                        follower: self.name,
-                        code,
-                    },
-                );
+                self.answer_request(code, out);
                 out.push(Output::Event(Event::GameRefused {
                     number,
                     by: Side::Us,
@@ -803,13 +791,7 @@ impl Machine {
                 return self.await_request(now);
             }
         };
-        send(
-            out,
-            GameAcc {
-                follower: self.name,
-                code: AcceptCode::Accepted,
-            },
-        );
+        self.answer_request(AcceptCode::Accepted, out);
         self.games_started = number;
         let info = GameInfo {
             number,
@@ -822,6 +804,16 @@ impl Machine {
             start,
         };
         self.begin_game(now, info, out)
+    }
+
+    fn answer_request(&self, code: AcceptCode, out: &mut Vec<Output>) {
+        send(
+            out,
+            GameAcc {
+                follower: self.name,
+                code,
+            },
+        );
     }
 
     fn on_game_acc(
@@ -1135,13 +1127,7 @@ impl Machine {
             };
             let what = format!("no move within {} s", waited.as_secs());
             violation(what, None, true, ViolationAction::Closed, out);
-            send(
-                out,
-                GameEnd {
-                    reason: EndReason::NoReason,
-                    stop: StopCode::Stop,
-                },
-            );
+            send(out, SEND_AWAY);
             self.finish_game(&play, win(play.our_color()), termination, out);
             return self.close(CloseReason::PeerSilent, out);
         }
@@ -1184,13 +1170,7 @@ impl Machine {
     fn too_noisy(&mut self, phase: Phase, out: &mut Vec<Output>) -> Phase {
         if let Phase::Playing(mut play) = phase {
             self.stop_thinking(&mut play, out);
-            send(
-                out,
-                GameEnd {
-                    reason: EndReason::NoReason,
-                    stop: StopCode::Stop,
-                },
-            );
+            send(out, SEND_AWAY);
             let termination = Termination::Noise {
                 by: play.their_color(),
             };
@@ -1327,13 +1307,7 @@ impl Machine {
     ) -> Phase {
         self.stop_thinking(&mut play, out);
         let stop = self.our_stop_code();
-        send(
-            out,
-            GameEnd {
-                reason,
-                stop: stop_code(stop),
-            },
-        );
+        send(out, game_end(reason, stop));
         let (result, termination) =
             verdict.unwrap_or_else(|| play.verdict(play.our_color(), reason));
         self.finish_game(&play, result, termination, out);

@@ -23,9 +23,9 @@
 //! - a first GAMEEND that is not acknowledged: the other party sends something else, or closes;
 //! - anything but a CHAT after a GAMEEND handshake with stop code `1`;
 //! - a connection closed in the middle of a game;
-//! - more bad frames, chats, take-back requests and findings at once (or in all) than the
-//!   [`NoiseBudget`] allows, flagged once per party: the budget a damx player or referee
-//!   would end the connection at.
+//! - with the frames' times ([`Monitor::frame_at`]): more bad frames, chats, take-back
+//!   requests and findings at once (or in all) than the [`NoiseBudget`] allows, flagged once
+//!   per party: the budget a damx player or referee would end the connection at.
 //!
 //! The Initiator is the party that sends the first GAMEREQ.
 //!
@@ -302,24 +302,42 @@ impl Monitor {
         }
     }
 
-    /// One frame from `from`, arrived now: see [`Monitor::frame_at`].
+    /// One frame from `from`: the decoded message, or why the frame is not one (any error
+    /// that says so in words, such as a [`damx_wire::StreamError`]). Noise is not counted
+    /// without a time: see [`Monitor::frame_at`].
     pub fn frame<E: fmt::Display>(
         &mut self,
         from: Party,
         frame: Result<&Message, E>,
     ) -> Observation {
-        self.frame_at(Instant::now(), from, frame)
+        self.observe(from, frame).0
     }
 
-    /// One frame from `from`, arrived at `now`: the decoded message, or why the frame is not
-    /// one (any error that says so in words, such as a [`damx_wire::StreamError`]).
+    /// One frame from `from` that arrived at `now`, as [`Monitor::frame`] reads it, and
+    /// counted against `from`'s noise budget.
     pub fn frame_at<E: fmt::Display>(
         &mut self,
         now: Instant,
         from: Party,
         frame: Result<&Message, E>,
     ) -> Observation {
-        let (mut observation, noisy) = match frame {
+        let (mut observation, noisy) = self.observe(from, frame);
+        let findings = observation.findings.len() as u32;
+        let (meter, flagged) = &mut self.noise[index(from)];
+        if (noisy || findings > 0) && !meter.count(now, findings) && !*flagged {
+            *flagged = true;
+            observation.flag(FindingKind::Noise, from, meter.spent());
+        }
+        observation
+    }
+
+    /// What a frame means, and whether it is noise (a bad frame, a CHAT, a BACKREQ).
+    fn observe<E: fmt::Display>(
+        &mut self,
+        from: Party,
+        frame: Result<&Message, E>,
+    ) -> (Observation, bool) {
+        match frame {
             Ok(message) => (
                 self.message(from, message),
                 matches!(message, Message::Chat(_) | Message::BackReq(_)),
@@ -332,14 +350,7 @@ impl Monitor {
                 ),
                 true,
             ),
-        };
-        let findings = observation.findings.len() as u32;
-        let (meter, flagged) = &mut self.noise[index(from)];
-        if (noisy || findings > 0) && !meter.count(now, findings) && !*flagged {
-            *flagged = true;
-            observation.flag(FindingKind::Noise, from, meter.spent());
         }
-        observation
     }
 
     /// The end of `by`'s stream (it closed the connection, or its half of it).

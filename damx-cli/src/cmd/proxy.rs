@@ -148,12 +148,12 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
                                 error,
                                 raw: frame.raw(),
                             });
-                            let observation = monitor.frame(party, decoded.as_ref());
+                            let observation = monitor.frame_at(at, party, decoded.as_ref());
                             (frame.as_bytes().to_vec(), (Some(decoded), observation))
                         }
                         Err(error) => {
                             let raw = error.raw().as_bytes().to_vec();
-                            let observation = monitor.frame(party, Err::<&_, _>(&error));
+                            let observation = monitor.frame_at(at, party, Err::<&_, _>(&error));
                             (raw, (None, observation))
                         }
                     };
@@ -164,7 +164,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
                 let side = index(party);
                 if let Some(error) = framers[side].finish(&mut buffers[side]) {
                     let raw = error.raw().as_bytes().to_vec();
-                    let observation = monitor.frame(party, Err::<&_, _>(&error));
+                    let observation = monitor.frame_at(at, party, Err::<&_, _>(&error));
                     log.frame(out, party, at, &raw, None, observation)?;
                 }
                 let observation = monitor.closed(party);

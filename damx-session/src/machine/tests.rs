@@ -126,7 +126,7 @@ impl Outs {
 }
 
 struct Harness {
-    machine: Machine,
+    machine: PlayerMachine,
     now: Instant,
     ticket: Option<u64>,
 }
@@ -138,7 +138,7 @@ impl Harness {
 
     fn with_policy(config: SessionConfig, policy: TakeBackPolicy) -> Harness {
         Harness {
-            machine: Machine::new(&config, Name::new(US).unwrap(), policy),
+            machine: PlayerMachine::new(&config, Name::new(US).unwrap(), policy),
             now: Instant::now(),
             ticket: None,
         }
@@ -1361,7 +1361,7 @@ fn two_machines_play_a_series() {
 /// One side of [`two_machines_play_a_series`]: a machine and its player, answering thinking
 /// requests at once.
 struct Side2 {
-    machine: Machine,
+    machine: PlayerMachine,
     player: Box<dyn Player>,
     records: Vec<GameRecord>,
 }
@@ -1369,7 +1369,7 @@ struct Side2 {
 impl Side2 {
     fn new(config: SessionConfig, name: &str, player: Box<dyn Player>) -> Side2 {
         Side2 {
-            machine: Machine::new(&config, Name::new(name).unwrap(), TakeBackPolicy::Accept),
+            machine: PlayerMachine::new(&config, Name::new(name).unwrap(), TakeBackPolicy::Accept),
             player,
             records: Vec::new(),
         }
@@ -1378,7 +1378,7 @@ impl Side2 {
     fn run(
         &mut self,
         now: Instant,
-        step: impl FnOnce(&mut Machine) -> Vec<Output>,
+        step: impl FnOnce(&mut PlayerMachine) -> Vec<Output>,
         to_peer: &mut Vec<Message>,
     ) {
         let mut pending = step(&mut self.machine);

@@ -15,8 +15,8 @@ use super::{
 };
 use crate::convert::{match_move, move_to_wire};
 use crate::dialogue::{
-    Clock, FrameFault, NoiseMeter, acknowledgement, claim_ending, frame_fault, game_request,
-    rules_ending, stop_code,
+    Clock, FrameFault, NoiseMeter, SEND_AWAY, acknowledgement, claim_ending, frame_fault, game_end,
+    game_request, rules_ending,
 };
 use crate::driver::dxp_name;
 use crate::machine::Incoming;
@@ -598,11 +598,7 @@ impl RefereeMachine {
         now: Instant,
         out: &mut Vec<RefereeOutput>,
     ) {
-        let end = GameEnd {
-            reason: EndReason::NoReason,
-            stop: StopCode::Stop,
-        };
-        out.push(RefereeOutput::Send(color, end.into()));
+        out.push(RefereeOutput::Send(color, SEND_AWAY.into()));
         self.close_seat(color, out);
         self.forfeit(color, reason, detail, now, out);
     }
@@ -777,14 +773,7 @@ impl RefereeMachine {
             _ => EndReason::NoReason,
         };
         let stop = self.our_stop(color);
-        out.push(RefereeOutput::Send(
-            color,
-            GameEnd {
-                reason,
-                stop: stop_code(stop),
-            }
-            .into(),
-        ));
+        out.push(RefereeOutput::Send(color, game_end(reason, stop).into()));
         let deadline = now + self.config.reply_timeout;
         let seat = self.seat(color);
         seat.stop |= stop;

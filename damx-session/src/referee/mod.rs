@@ -84,7 +84,7 @@ mod run;
 pub use adjudicate::{Adjudication, AdjudicationMethod, Judge};
 pub use machine::{GameReport, RefereeInput, RefereeMachine, RefereeOutput};
 pub use participant::{
-    BuiltinPlayer, External, Instance, Participant, ParticipantKind, Reach, StartError,
+    BuiltinPlayer, External, Instance, LaunchError, Participant, ParticipantKind, Reach,
     StartOptions,
 };
 pub use run::play_game;

@@ -142,7 +142,7 @@ impl Default for StartOptions {
 
 /// Why a program could not be started or reached.
 #[derive(Debug)]
-pub enum StartError {
+pub enum LaunchError {
     /// The process could not be started.
     Spawn {
         /// The program.
@@ -169,24 +169,24 @@ pub enum StartError {
     },
 }
 
-impl fmt::Display for StartError {
+impl fmt::Display for LaunchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StartError::Spawn { program, source } => write!(f, "cannot start {program}: {source}"),
-            StartError::Io { what, source } => write!(f, "cannot {what}: {source}"),
-            StartError::Exited { status } => {
+            LaunchError::Spawn { program, source } => write!(f, "cannot start {program}: {source}"),
+            LaunchError::Io { what, source } => write!(f, "cannot {what}: {source}"),
+            LaunchError::Exited { status } => {
                 write!(f, "the program exited before connecting ({status})")
             }
-            StartError::Timeout { what } => write!(f, "{what}"),
+            LaunchError::Timeout { what } => write!(f, "{what}"),
         }
     }
 }
 
-impl std::error::Error for StartError {
+impl std::error::Error for LaunchError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            StartError::Spawn { source, .. } | StartError::Io { source, .. } => Some(source),
-            StartError::Exited { .. } | StartError::Timeout { .. } => None,
+            LaunchError::Spawn { source, .. } | LaunchError::Io { source, .. } => Some(source),
+            LaunchError::Exited { .. } | LaunchError::Timeout { .. } => None,
         }
     }
 }
@@ -213,18 +213,18 @@ impl Instance {
     /// Starts `participant` and connects to it.
     ///
     /// # Errors
-    /// A [`StartError`] if the process cannot be started, exits early, or no connection is
+    /// A [`LaunchError`] if the process cannot be started, exits early, or no connection is
     /// made within [`StartOptions::timeout`].
     pub fn start(
         participant: &Participant,
         options: &StartOptions,
-    ) -> Result<Instance, StartError> {
+    ) -> Result<Instance, LaunchError> {
         let number = INSTANCES.fetch_add(1, Ordering::Relaxed) + 1;
         let transcript = match &options.transcript_dir {
             Some(dir) => {
                 let path = dir.join(format!("{}-{number}.jsonl", participant.name));
                 let opened = fs::create_dir_all(dir).and_then(|()| Transcript::create(&path));
-                Some(opened.map_err(|source| StartError::Io {
+                Some(opened.map_err(|source| LaunchError::Io {
                     what: format!("open the transcript {}", path.display()),
                     source,
                 })?)
@@ -346,10 +346,10 @@ fn start_builtin(
     player: &BuiltinPlayer,
     options: &StartOptions,
     connection_options: ConnectionOptions,
-) -> Result<Instance, StartError> {
+) -> Result<Instance, LaunchError> {
     let io = |what: &str| {
         let what = what.to_owned();
-        move |source| StartError::Io { what, source }
+        move |source| LaunchError::Io { what, source }
     };
     let listener = TcpListener::bind(("127.0.0.1", 0)).map_err(io("listen on 127.0.0.1"))?;
     let address = listener.local_addr().map_err(io("listen on 127.0.0.1"))?;
@@ -397,7 +397,7 @@ fn start_builtin(
         }),
         Err(source) => {
             builtin.control.abort();
-            Err(StartError::Io {
+            Err(LaunchError::Io {
                 what: format!("connect to the built-in player at {address}"),
                 source,
             })
@@ -410,7 +410,7 @@ fn start_external(
     external: &External,
     options: &StartOptions,
     connection_options: ConnectionOptions,
-) -> Result<Instance, StartError> {
+) -> Result<Instance, LaunchError> {
     let deadline = Instant::now() + options.timeout;
     let mut instance = Instance {
         name: name.to_owned(),
@@ -432,11 +432,11 @@ fn start_external(
                     Ok(stream) => break stream,
                     Err(error) => {
                         if let Some(status) = instance.exit_status(Duration::ZERO) {
-                            return Err(StartError::Exited { status });
+                            return Err(LaunchError::Exited { status });
                         }
                         if Instant::now() >= deadline {
                             let waited = options.timeout.as_secs_f64();
-                            return Err(StartError::Timeout {
+                            return Err(LaunchError::Timeout {
                                 what: format!(
                                     "no connection to {address} within {waited} s ({error})"
                                 ),
@@ -448,7 +448,7 @@ fn start_external(
             }
         }
         Reach::Listen(address) => {
-            let io = |source| StartError::Io {
+            let io = |source| LaunchError::Io {
                 what: format!("listen on {address}"),
                 source,
             };
@@ -467,11 +467,11 @@ fn start_external(
                     Err(error) => return Err(io(error)),
                 }
                 if let Some(status) = instance.exit_status(Duration::ZERO) {
-                    return Err(StartError::Exited { status });
+                    return Err(LaunchError::Exited { status });
                 }
                 if Instant::now() >= deadline {
                     let waited = options.timeout.as_secs_f64();
-                    return Err(StartError::Timeout {
+                    return Err(LaunchError::Timeout {
                         what: format!("no connection on port {port} within {waited} s"),
                     });
                 }
@@ -480,7 +480,7 @@ fn start_external(
         }
     };
     let connection =
-        Connection::tcp(stream, connection_options).map_err(|source| StartError::Io {
+        Connection::tcp(stream, connection_options).map_err(|source| LaunchError::Io {
             what: "set up the connection".to_owned(),
             source,
         })?;
@@ -506,7 +506,7 @@ fn spawn(
     external: &External,
     port: u16,
     options: &StartOptions,
-) -> Result<Option<Child>, StartError> {
+) -> Result<Option<Child>, LaunchError> {
     let Some((program, args)) = external.command.split_first() else {
         return Ok(None);
     };
@@ -537,7 +537,7 @@ fn spawn(
                 let file = OpenOptions::new().create(true).append(true).open(&path)?;
                 Ok::<_, io::Error>((file.try_clone()?, file))
             };
-            let (out, err) = open().map_err(|source| StartError::Io {
+            let (out, err) = open().map_err(|source| LaunchError::Io {
                 what: format!("open the log {}", path.display()),
                 source,
             })?;
@@ -550,7 +550,7 @@ fn spawn(
     command
         .spawn()
         .map(Some)
-        .map_err(|source| StartError::Spawn {
+        .map_err(|source| LaunchError::Spawn {
             program: program_path.to_string_lossy().into_owned(),
             source,
         })
@@ -562,11 +562,11 @@ fn uses_port(text: &str) -> bool {
 }
 
 /// A port that was free a moment ago on 127.0.0.1.
-fn free_port() -> Result<u16, StartError> {
+fn free_port() -> Result<u16, LaunchError> {
     TcpListener::bind(("127.0.0.1", 0))
         .and_then(|listener| listener.local_addr())
         .map(|address| address.port())
-        .map_err(|source| StartError::Io {
+        .map_err(|source| LaunchError::Io {
             what: "find a free port".to_owned(),
             source,
         })
@@ -589,7 +589,7 @@ mod tests {
             }),
         };
         let error = Instance::start(&missing, &StartOptions::default()).unwrap_err();
-        assert!(matches!(error, StartError::Spawn { .. }), "{error}");
+        assert!(matches!(error, LaunchError::Spawn { .. }), "{error}");
         assert!(
             error
                 .to_string()
@@ -610,7 +610,7 @@ mod tests {
         };
         let started = Instant::now();
         let error = Instance::start(&quitter, &options).unwrap_err();
-        assert!(matches!(error, StartError::Exited { .. }), "{error}");
+        assert!(matches!(error, LaunchError::Exited { .. }), "{error}");
         assert!(error.to_string().contains('3'), "{error}");
         assert!(started.elapsed() < options.timeout);
     }
