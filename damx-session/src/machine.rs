@@ -987,48 +987,10 @@ impl PlayerMachine {
                     Phase::Playing(play)
                 }
             }
-            (Command::EndGame(_), phase) => {
-                reject("no game is running", out);
-                phase
-            }
-            (Command::Stop, phase) => {
-                self.want_stop = true;
-                match phase {
-                    Phase::Playing(play) if play.our_turn() => {
-                        let reason = play.pending_end.unwrap_or(EndReason::NoReason);
-                        self.end_ours(play, now, reason, None, out)
-                    }
-                    phase @ (Phase::Playing(_) | Phase::AwaitingAcc { .. }) => {
-                        out.push(Output::Event(Event::EndPending {
-                            reason: EndReason::NoReason,
-                            stop: true,
-                        }));
-                        phase
-                    }
-                    // Our GAMEEND is out; the session closes after its acknowledgement.
-                    phase @ Phase::Ending { .. } => phase,
-                    _ => self.close(CloseReason::StopRequested, out),
-                }
-            }
+            (Command::Stop, phase) => self.on_stop(phase, now, out),
             (Command::TakeBack { ply }, Phase::Playing(mut play)) => {
-                let first = play.game.start().side_to_move();
-                let fields = back_request_for_ply(first, *ply);
-                match fields {
-                    _ if play.our_backreq.is_some() => reject("a take-back is already asked", out),
-                    _ if *ply > play.game.ply() => reject("that position is not in the game", out),
-                    None => reject("that move number does not fit in a BACKREQ", out),
-                    Some((move_number, to_move)) => {
-                        send(
-                            out,
-                            BackReq {
-                                move_number,
-                                to_move,
-                            },
-                        );
-                        play.our_backreq = Some((*ply, now + self.timeouts.reply));
-                        // Our moves wait for the answer.
-                        self.stop_thinking(&mut play, out);
-                    }
+                if let Err(why) = self.ask_take_back(&mut play, now, *ply, out) {
+                    reject(why, out);
                 }
                 Phase::Playing(play)
             }
@@ -1049,7 +1011,10 @@ impl PlayerMachine {
                 refuse_take_back(play.info.number, BackAccCode::Declined, out);
                 Phase::Playing(play)
             }
-            (Command::TakeBack { .. } | Command::AnswerTakeBack(_), phase) => {
+            (
+                Command::EndGame(_) | Command::TakeBack { .. } | Command::AnswerTakeBack(_),
+                phase,
+            ) => {
                 reject("no game is running", out);
                 phase
             }
@@ -1064,6 +1029,58 @@ impl PlayerMachine {
                 self.close(CloseReason::Aborted, out)
             }
         }
+    }
+
+    /// The user asked to stop: end the game on our turn, or after it, or close now.
+    fn on_stop(&mut self, phase: Phase, now: Instant, out: &mut Vec<Output>) -> Phase {
+        self.want_stop = true;
+        match phase {
+            Phase::Playing(play) if play.our_turn() => {
+                let reason = play.pending_end.unwrap_or(EndReason::NoReason);
+                self.end_ours(play, now, reason, None, out)
+            }
+            phase @ (Phase::Playing(_) | Phase::AwaitingAcc { .. }) => {
+                out.push(Output::Event(Event::EndPending {
+                    reason: EndReason::NoReason,
+                    stop: true,
+                }));
+                phase
+            }
+            // Our GAMEEND is out; the session closes after its acknowledgement.
+            phase @ Phase::Ending { .. } => phase,
+            _ => self.close(CloseReason::StopRequested, out),
+        }
+    }
+
+    /// Sends our BACKREQ for the position at `ply`, holding back our moves until the answer;
+    /// or says why not.
+    fn ask_take_back(
+        &self,
+        play: &mut Play,
+        now: Instant,
+        ply: usize,
+        out: &mut Vec<Output>,
+    ) -> Result<(), &'static str> {
+        if play.our_backreq.is_some() {
+            return Err("a take-back is already asked");
+        }
+        if ply > play.game.ply() {
+            return Err("that position is not in the game");
+        }
+        let first = play.game.start().side_to_move();
+        let Some((move_number, to_move)) = back_request_for_ply(first, ply) else {
+            return Err("that move number does not fit in a BACKREQ");
+        };
+        send(
+            out,
+            BackReq {
+                move_number,
+                to_move,
+            },
+        );
+        play.our_backreq = Some((ply, now + self.timeouts.reply));
+        self.stop_thinking(play, out);
+        Ok(())
     }
 
     fn on_tick(&mut self, phase: Phase, now: Instant, out: &mut Vec<Output>) -> Phase {

@@ -316,46 +316,19 @@ pub fn run_tournament(
     let schedule = config.schedule();
     let names: Vec<String> = config.participants.iter().map(|p| p.name.clone()).collect();
     let mut book = Book::new(config, &names);
-
     let emit = |event: TournamentEvent| {
         let _ = events.send(event);
     };
     let resumed = if config.resume {
-        if let Some(warning) = repair_cut_line(config.results.as_deref())? {
-            emit(TournamentEvent::Warning(warning));
-        }
-        let resumed = read_resumed(config, &schedule)?;
-        if let Some(warning) = prune_pdn(config.pdn.as_deref(), &resumed)? {
-            emit(TournamentEvent::Warning(warning));
-        }
-        resumed
+        resume(config, &schedule, &emit)?
     } else {
         check_fresh(config.results.as_deref())?
     };
-    let settings = config.settings_key();
     let mut files = Files::open(config)?;
     for game in schedule.games() {
         emit(game_event(config, &game));
     }
-    let mut done: HashSet<u32> = HashSet::new();
-    for line in resumed.into_values() {
-        emit(TournamentEvent::Resumed {
-            number: line.game,
-            result: line.game_result(),
-            reason: line.game_reason().unwrap_or(Reason::Aborted),
-        });
-        done.insert(line.game);
-        book.add(line);
-    }
-    let mut stopped = false;
-    if !done.is_empty() {
-        emit(TournamentEvent::Scores(book.scores()));
-        if let Some(status) = book.sprt_status() {
-            emit(TournamentEvent::Sprt(status));
-            stopped = status.verdict.is_some();
-        }
-    }
-
+    let (done, stopped) = replay(&mut book, resumed, &emit);
     let dispatch = Dispatch {
         state: Mutex::new(DispatchState {
             next: 1,
@@ -374,13 +347,13 @@ pub fn run_tournament(
         }
         drop(reports);
         // The coordinator: events in the order they come, files and scores per game.
+        let settings = config.settings_key();
         let mut identified = vec![false; names.len()];
         for report in inbox {
             match report {
                 Report::Event(event) => emit(event),
                 Report::Identified { id, dxp_name } => {
-                    if !identified[id] {
-                        identified[id] = true;
+                    if !std::mem::replace(&mut identified[id], true) {
                         emit(TournamentEvent::Participant {
                             id: id + 1,
                             name: names[id].clone(),
@@ -389,42 +362,111 @@ pub fn run_tournament(
                     }
                 }
                 Report::Finished(report, opening) => {
-                    let report = *report;
-                    if report.verdict.reason == Reason::Aborted {
-                        emit(TournamentEvent::Result {
-                            number: report.setup.number,
-                            result: GameResult::Unfinished,
-                            reason: Reason::Aborted,
-                            detail: "not recorded; it is played again on resume".to_owned(),
-                        });
-                        continue;
-                    }
                     let line = GameLine {
                         settings: Some(settings.clone()),
                         ..GameLine::from_report(&report, &opening)
                     };
-                    files.write(config, &report, &line, &emit);
-                    emit(TournamentEvent::Result {
-                        number: line.game,
-                        result: report.verdict.result,
-                        reason: report.verdict.reason,
-                        detail: report.verdict.detail.clone(),
-                    });
-                    book.add(line);
-                    emit(TournamentEvent::Scores(book.scores()));
-                    if let Some(status) = book.sprt_status() {
-                        emit(TournamentEvent::Sprt(status));
-                        if status.verdict.is_some() {
-                            dispatch.stop();
-                        }
+                    if finished(config, &mut files, &mut book, &report, line, &emit) {
+                        dispatch.stop();
                     }
                 }
             }
         }
     });
-
     let sprt = book.sprt_status();
-    let end = match sprt.and_then(|status| status.verdict) {
+    let end = end_kind(config, control, &schedule, &book, sprt);
+    emit(TournamentEvent::End(end));
+    Ok(book.report(end, sprt, schedule.total()))
+}
+
+/// Reads back the results file of an interrupted run (repairing a cut last line, and
+/// dropping PDN games that have no line).
+fn resume(
+    config: &TournamentConfig,
+    schedule: &Schedule,
+    emit: &impl Fn(TournamentEvent),
+) -> Result<BTreeMap<u32, GameLine>, TournamentError> {
+    if let Some(warning) = repair_cut_line(config.results.as_deref())? {
+        emit(TournamentEvent::Warning(warning));
+    }
+    let resumed = read_resumed(config, schedule)?;
+    if let Some(warning) = prune_pdn(config.pdn.as_deref(), &resumed)? {
+        emit(TournamentEvent::Warning(warning));
+    }
+    Ok(resumed)
+}
+
+/// Counts the resumed games; returns their numbers, and whether the SPRT decided already.
+fn replay(
+    book: &mut Book<'_>,
+    resumed: BTreeMap<u32, GameLine>,
+    emit: &impl Fn(TournamentEvent),
+) -> (HashSet<u32>, bool) {
+    let mut done: HashSet<u32> = HashSet::new();
+    for line in resumed.into_values() {
+        emit(TournamentEvent::Resumed {
+            number: line.game,
+            result: line.game_result(),
+            reason: line.game_reason().unwrap_or(Reason::Aborted),
+        });
+        done.insert(line.game);
+        book.add(line);
+    }
+    let mut stopped = false;
+    if !done.is_empty() {
+        emit(TournamentEvent::Scores(book.scores()));
+        if let Some(status) = book.sprt_status() {
+            emit(TournamentEvent::Sprt(status));
+            stopped = status.verdict.is_some();
+        }
+    }
+    (done, stopped)
+}
+
+/// Records a finished game (an aborted one is only reported: it is played again on
+/// resume); returns whether the SPRT has now decided.
+fn finished(
+    config: &TournamentConfig,
+    files: &mut Files,
+    book: &mut Book<'_>,
+    report: &GameReport,
+    line: GameLine,
+    emit: &impl Fn(TournamentEvent),
+) -> bool {
+    if report.verdict.reason == Reason::Aborted {
+        emit(TournamentEvent::Result {
+            number: report.setup.number,
+            result: GameResult::Unfinished,
+            reason: Reason::Aborted,
+            detail: "not recorded; it is played again on resume".to_owned(),
+        });
+        return false;
+    }
+    files.write(config, report, &line, emit);
+    emit(TournamentEvent::Result {
+        number: line.game,
+        result: report.verdict.result,
+        reason: report.verdict.reason,
+        detail: report.verdict.detail.clone(),
+    });
+    book.add(line);
+    emit(TournamentEvent::Scores(book.scores()));
+    let status = book.sprt_status();
+    if let Some(status) = status {
+        emit(TournamentEvent::Sprt(status));
+    }
+    status.is_some_and(|status| status.verdict.is_some())
+}
+
+/// Why the series ended.
+fn end_kind(
+    config: &TournamentConfig,
+    control: &TournamentControl,
+    schedule: &Schedule,
+    book: &Book<'_>,
+    sprt: Option<SprtStatus>,
+) -> EndKind {
+    match sprt.and_then(|status| status.verdict) {
         Some(hypothesis) => EndKind::Sprt(hypothesis),
         None if control.is_finishing() => EndKind::Interrupted,
         None => match schedule.total() {
@@ -438,9 +480,7 @@ pub fn run_tournament(
             }
             None => EndKind::Interrupted,
         },
-    };
-    emit(TournamentEvent::End(end));
-    Ok(book.report(end, sprt, schedule.total()))
+    }
 }
 
 /// The `GAME` line of a scheduled game.
@@ -847,53 +887,18 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
         let _ = reports.send(report);
     };
     let open_ended = dispatch.schedule.total().is_none();
-    let mut pool: HashMap<usize, Instance> = HashMap::new();
-    // Why this worker's last copy of a participant ended, until the copy that replaces it
-    // starts (a RESTART). Other workers run copies of their own.
-    let mut ended: HashMap<usize, String> = HashMap::new();
+    let mut pool = Pool {
+        config,
+        running: HashMap::new(),
+        ended: HashMap::new(),
+    };
     while let Some(game) = dispatch.claim() {
-        let ids = [game.white, game.black];
-        // Copies this game does not need are stopped: a worker runs two programs at most.
-        for id in pool.keys().copied().collect::<Vec<_>>() {
-            if !game.involves(id)
-                && let Some(instance) = pool.remove(&id)
-            {
-                instance.stop(config.start.grace);
-            }
-        }
-        let names = ids.map(|id| config.participants[id].name.clone());
+        pool.keep_only(&game);
+        let names = [game.white, game.black].map(|id| config.participants[id].name.clone());
         if open_ended {
             send(Report::Event(game_event(config, &game)));
         }
-        let mut missing = Vec::new();
-        let mut problems = Vec::new();
-        for (color, id) in [(Color::White, game.white), (Color::Black, game.black)] {
-            // A copy that died between games is replaced before the game, not forfeited.
-            if let Some(mut instance) = pool.remove(&id) {
-                if instance.is_alive() {
-                    pool.insert(id, instance);
-                    continue;
-                }
-                instance.stop(config.start.grace);
-                ended.insert(id, "exited".to_owned());
-            }
-            if let Some(why) = ended.remove(&id) {
-                send(Report::Event(TournamentEvent::Restart {
-                    name: names[color.index()].clone(),
-                    why,
-                }));
-            }
-            match Instance::start(&config.participants[id], &config.start) {
-                Ok(instance) => {
-                    pool.insert(id, instance);
-                }
-                Err(error) => {
-                    missing.push(color);
-                    problems.push(format!("{}: {error}", names[color.index()]));
-                    ended.insert(id, Reason::NoStart.word().to_owned());
-                }
-            }
-        }
+        let (missing, problems) = pool.ready(&game, &names, &send);
         let setup = GameSetup {
             number: game.number,
             names: names.clone(),
@@ -905,44 +910,11 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
             white: names[0].clone(),
             black: names[1].clone(),
         }));
-        let report = match (pool.remove(&game.white), pool.remove(&game.black)) {
-            (Some(mut white), Some(mut black)) => {
-                let mut on_event = |event: RefereeEvent| {
-                    if let Some(report) = translate(config, &setup, event) {
-                        send(report);
-                    }
-                };
-                let report = play_game(
-                    &mut white,
-                    &mut black,
-                    &setup,
-                    &config.referee,
-                    dispatch.control,
-                    &mut on_event,
-                );
-                for (color, instance) in [(Color::White, white), (Color::Black, black)] {
-                    let id = ids[color.index()];
-                    if report.keep[color.index()] {
-                        pool.insert(id, instance);
-                    } else {
-                        instance.stop(config.start.grace);
-                        let why = if report.verdict.disqualified.contains(&color) {
-                            report.verdict.reason.word().to_owned()
-                        } else {
-                            "closed".to_owned()
-                        };
-                        ended.insert(id, why);
-                    }
-                }
-                report
-            }
+        let report = match pool.take(&game) {
+            (Some(white), Some(black)) => pool.play(&game, &setup, [white, black], dispatch, &send),
             (white, black) => {
                 // Keep the copy that did start for the next game.
-                for (id, instance) in [(game.white, white), (game.black, black)] {
-                    if let Some(instance) = instance {
-                        pool.insert(id, instance);
-                    }
-                }
+                pool.put_back(&game, [white, black]);
                 let report = GameReport::not_started(setup.clone(), &missing, &problems.join("; "));
                 for &color in &report.verdict.disqualified {
                     send(Report::Event(TournamentEvent::Disqualification {
@@ -958,8 +930,129 @@ fn worker(config: &TournamentConfig, dispatch: &Dispatch<'_>, reports: &Sender<R
         let opening = config.openings[game.opening].label.clone();
         send(Report::Finished(Box::new(report), opening));
     }
-    for (_, instance) in pool.drain() {
+    for (_, instance) in pool.running.drain() {
         instance.stop(config.start.grace);
+    }
+}
+
+/// One worker's running copies of the participants, by id.
+struct Pool<'a> {
+    config: &'a TournamentConfig,
+    running: HashMap<usize, Instance>,
+    /// Why this worker's last copy of a participant ended, until the copy that replaces it
+    /// starts (a RESTART). Other workers run copies of their own.
+    ended: HashMap<usize, String>,
+}
+
+impl Pool<'_> {
+    /// Stops the copies `game` does not need: a worker runs two programs at most.
+    fn keep_only(&mut self, game: &ScheduledGame) {
+        for id in self.running.keys().copied().collect::<Vec<_>>() {
+            if !game.involves(id)
+                && let Some(instance) = self.running.remove(&id)
+            {
+                instance.stop(self.config.start.grace);
+            }
+        }
+    }
+
+    /// Starts (or restarts) the copies `game` needs; returns the colours that could not be
+    /// started, and why.
+    fn ready(
+        &mut self,
+        game: &ScheduledGame,
+        names: &[String; 2],
+        send: &impl Fn(Report),
+    ) -> (Vec<Color>, Vec<String>) {
+        let (mut missing, mut problems) = (Vec::new(), Vec::new());
+        for (color, id) in [(Color::White, game.white), (Color::Black, game.black)] {
+            // A copy that died between games is replaced before the game, not forfeited.
+            if let Some(mut instance) = self.running.remove(&id) {
+                if instance.is_alive() {
+                    self.running.insert(id, instance);
+                    continue;
+                }
+                instance.stop(self.config.start.grace);
+                self.ended.insert(id, "exited".to_owned());
+            }
+            if let Some(why) = self.ended.remove(&id) {
+                send(Report::Event(TournamentEvent::Restart {
+                    name: names[color.index()].clone(),
+                    why,
+                }));
+            }
+            match Instance::start(&self.config.participants[id], &self.config.start) {
+                Ok(instance) => {
+                    self.running.insert(id, instance);
+                }
+                Err(error) => {
+                    missing.push(color);
+                    problems.push(format!("{}: {error}", names[color.index()]));
+                    self.ended.insert(id, Reason::NoStart.word().to_owned());
+                }
+            }
+        }
+        (missing, problems)
+    }
+
+    /// The copies of `game`'s white and black, if they run.
+    fn take(&mut self, game: &ScheduledGame) -> (Option<Instance>, Option<Instance>) {
+        (
+            self.running.remove(&game.white),
+            self.running.remove(&game.black),
+        )
+    }
+
+    /// Keeps the copies that run for the next game.
+    fn put_back(&mut self, game: &ScheduledGame, instances: [Option<Instance>; 2]) {
+        let [white, black] = instances;
+        for (id, instance) in [(game.white, white), (game.black, black)] {
+            if let Some(instance) = instance {
+                self.running.insert(id, instance);
+            }
+        }
+    }
+
+    /// Referees `game` between `instances` (white, black); keeps the copies that can play on.
+    fn play(
+        &mut self,
+        game: &ScheduledGame,
+        setup: &GameSetup,
+        instances: [Instance; 2],
+        dispatch: &Dispatch<'_>,
+        send: &impl Fn(Report),
+    ) -> GameReport {
+        let config = self.config;
+        let [mut white, mut black] = instances;
+        let mut on_event = |event: RefereeEvent| {
+            if let Some(report) = translate(config, setup, event) {
+                send(report);
+            }
+        };
+        let report = play_game(
+            &mut white,
+            &mut black,
+            setup,
+            &config.referee,
+            dispatch.control,
+            &mut on_event,
+        );
+        let ids = [game.white, game.black];
+        for (color, instance) in [(Color::White, white), (Color::Black, black)] {
+            let id = ids[color.index()];
+            if report.keep[color.index()] {
+                self.running.insert(id, instance);
+            } else {
+                instance.stop(config.start.grace);
+                let why = if report.verdict.disqualified.contains(&color) {
+                    report.verdict.reason.word().to_owned()
+                } else {
+                    "closed".to_owned()
+                };
+                self.ended.insert(id, why);
+            }
+        }
+        report
     }
 }
 
