@@ -23,7 +23,7 @@ use crate::engine::{Engine, EngineOptions};
 use crate::limits::{Clock, Limits, StopSignal};
 
 /// Something that chooses moves.
-pub trait Player {
+pub trait Contender {
     /// Called before each game.
     fn new_game(&mut self) {}
 
@@ -52,7 +52,7 @@ impl SearchPlayer {
     }
 }
 
-impl Player for SearchPlayer {
+impl Contender for SearchPlayer {
     fn new_game(&mut self) {
         self.engine.new_game();
     }
@@ -112,7 +112,7 @@ impl RandomPlayer {
     }
 }
 
-impl Player for RandomPlayer {
+impl Contender for RandomPlayer {
     fn choose(&mut self, game: &Game, _clock: Option<Duration>) -> Move {
         let moves = game.position().legal_moves();
         moves[self.rng.below(moves.len())]
@@ -135,7 +135,7 @@ impl MaterialPlayer {
     }
 }
 
-impl Player for MaterialPlayer {
+impl Contender for MaterialPlayer {
     fn choose(&mut self, game: &Game, _clock: Option<Duration>) -> Move {
         let position = game.position();
         let me = position.side_to_move();
@@ -162,7 +162,7 @@ impl Player for MaterialPlayer {
 
 /// A finished game.
 #[derive(Clone, Debug)]
-pub struct GameRecord {
+pub struct GauntletGame {
     /// The game with all its moves (from the start it was given).
     pub game: Game,
     /// How it ended by the rules; `None` if it was stopped at the ply limit (scored a draw) or
@@ -172,7 +172,7 @@ pub struct GameRecord {
     pub lost_on_time: Option<Color>,
 }
 
-impl GameRecord {
+impl GauntletGame {
     /// The winner, if any.
     pub fn winner(&self) -> Option<Color> {
         match self.lost_on_time {
@@ -184,11 +184,11 @@ impl GameRecord {
 
 /// Plays a game from the end of `start` without clocks (see [`play_timed_game`]).
 pub fn play_game(
-    white: &mut dyn Player,
-    black: &mut dyn Player,
+    white: &mut dyn Contender,
+    black: &mut dyn Contender,
     start: &Game,
     max_plies: usize,
-) -> GameRecord {
+) -> GauntletGame {
     play_timed_game([(white, None), (black, None)], start, max_plies)
 }
 
@@ -197,10 +197,10 @@ pub fn play_game(
 /// a clock: the time a move takes is taken off, and a player whose time runs out loses. A
 /// player's move that is not legal loses the game for it (counted as if it had no move).
 pub fn play_timed_game(
-    players: [(&mut dyn Player, Option<Duration>); 2],
+    players: [(&mut dyn Contender, Option<Duration>); 2],
     start: &Game,
     max_plies: usize,
-) -> GameRecord {
+) -> GauntletGame {
     let [(white, white_time), (black, black_time)] = players;
     white.new_game();
     black.new_game();
@@ -208,14 +208,14 @@ pub fn play_timed_game(
     let mut game = start.clone();
     for _ in 0..max_plies {
         if let Some(outcome) = game.outcome() {
-            return GameRecord {
+            return GauntletGame {
                 game,
                 outcome: Some(outcome),
                 lost_on_time: None,
             };
         }
         let side = game.position().side_to_move();
-        let (player, clock): (&mut dyn Player, &mut Option<Duration>) = match side {
+        let (player, clock): (&mut dyn Contender, &mut Option<Duration>) = match side {
             Color::White => (&mut *white, &mut clocks[0]),
             Color::Black => (&mut *black, &mut clocks[1]),
         };
@@ -225,7 +225,7 @@ pub fn play_timed_game(
             match left.checked_sub(started.elapsed()) {
                 Some(rest) => *left = rest,
                 None => {
-                    return GameRecord {
+                    return GauntletGame {
                         game,
                         outcome: None,
                         lost_on_time: Some(side),
@@ -234,7 +234,7 @@ pub fn play_timed_game(
             }
         }
         if game.try_play(mv).is_err() {
-            return GameRecord {
+            return GauntletGame {
                 game,
                 outcome: Some(Outcome::Win {
                     winner: !side,
@@ -245,7 +245,7 @@ pub fn play_timed_game(
         }
     }
     let outcome = game.outcome();
-    GameRecord {
+    GauntletGame {
         game,
         outcome,
         lost_on_time: None,
@@ -416,7 +416,7 @@ mod tests {
     /// Plays instantly but slowly enough to lose a 1 ms clock.
     struct Slow(RandomPlayer);
 
-    impl Player for Slow {
+    impl Contender for Slow {
         fn choose(&mut self, game: &Game, clock: Option<Duration>) -> Move {
             std::thread::sleep(Duration::from_millis(5));
             self.0.choose(game, clock)

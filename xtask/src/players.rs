@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use damx_engine::gauntlet::{MaterialPlayer, Player, RandomPlayer, SearchPlayer};
+use damx_engine::gauntlet::{Contender, MaterialPlayer, RandomPlayer, SearchPlayer};
 use damx_engine::pattern::PatternWeights;
 use damx_engine::{EngineOptions, EvalParams, Limits};
 
@@ -102,7 +102,7 @@ impl Spec {
     }
 
     /// A fresh player; `seed` varies the random players.
-    pub(crate) fn build(&self, seed: u64) -> Box<dyn Player + Send> {
+    pub(crate) fn build(&self, seed: u64) -> Box<dyn Contender + Send> {
         match &self.kind {
             Kind::Random => Box::new(RandomPlayer::new(seed)),
             Kind::Material => Box::new(MaterialPlayer::new(seed)),

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use damx_engine::gauntlet::{Player, Tally, play_timed_game};
+use damx_engine::gauntlet::{Contender, Tally, play_timed_game};
 use damx_engine::openings;
 use damx_rules::Color;
 use damx_session::tournament::{Hypothesis, SprtConfig};
@@ -134,8 +134,8 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
                     } else {
                         Color::Black
                     };
-                    let seat_a = (player_a.as_mut() as &mut dyn Player, a.game_time);
-                    let seat_b = (player_b.as_mut() as &mut dyn Player, b.game_time);
+                    let seat_a = (player_a.as_mut() as &mut dyn Contender, a.game_time);
+                    let seat_b = (player_b.as_mut() as &mut dyn Contender, b.game_time);
                     let seats = match a_colour {
                         Color::White => [seat_a, seat_b],
                         Color::Black => [seat_b, seat_a],

@@ -570,7 +570,8 @@ impl RefereeMachine {
                             format!("no move within {:.1} s", waited.as_secs_f64()),
                         ),
                     };
-                    self.expel(color, reason, detail, now, out);
+                    self.send_away(color, out);
+                    self.forfeit(color, reason, detail, now, out);
                 }
                 Phase::OweEnd => {
                     note(out, color, "no move after the game was decided");
@@ -588,19 +589,10 @@ impl RefereeMachine {
         }
     }
 
-    /// `color` forfeits and is sent away: a GAMEEND with stop code `1`, and its connection
-    /// closed.
-    fn expel(
-        &mut self,
-        color: Color,
-        reason: Reason,
-        detail: String,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
+    /// Sends `color` away: a GAMEEND with stop code `1`, and its connection closed.
+    fn send_away(&mut self, color: Color, out: &mut Vec<RefereeOutput>) {
         out.push(RefereeOutput::Send(color, SEND_AWAY.into()));
         self.close_seat(color, out);
-        self.forfeit(color, reason, detail, now, out);
     }
 
     /// Counts what `color`'s last input cost against the noise budget (`noisy`, or the notes
@@ -624,7 +616,8 @@ impl RefereeMachine {
             return;
         }
         let detail = seat.noise.spent();
-        self.expel(color, Reason::Noise, detail, now, out);
+        self.send_away(color, out);
+        self.forfeit(color, Reason::Noise, detail, now, out);
     }
 
     /// Charges the time since the turn started to `color`; returns it.
