@@ -865,15 +865,7 @@ impl PlayerMachine {
         match self.policy {
             TakeBackPolicy::NotSupported => refuse(BackAccCode::NotSupported, out),
             TakeBackPolicy::Decline => refuse(BackAccCode::Declined, out),
-            TakeBackPolicy::Accept if in_game => {
-                send(
-                    out,
-                    BackAcc {
-                        code: BackAccCode::Accepted,
-                    },
-                );
-                return self.take_back(play, now, ply, Side::Peer, out);
-            }
+            TakeBackPolicy::Accept if in_game => return self.grant_take_back(play, now, ply, out),
             TakeBackPolicy::Ask if in_game && play.peer_backreq.is_none() => {
                 play.peer_backreq = Some((ply, now + self.timeouts.take_back_answer));
                 out.push(Output::Event(Event::TakeBackRequested {
@@ -1000,13 +992,7 @@ impl PlayerMachine {
                     return Phase::Playing(play);
                 };
                 if *accept && ply <= play.game.ply() {
-                    send(
-                        out,
-                        BackAcc {
-                            code: BackAccCode::Accepted,
-                        },
-                    );
-                    return self.take_back(play, now, ply, Side::Peer, out);
+                    return self.grant_take_back(play, now, ply, out);
                 }
                 refuse_take_back(play.info.number, BackAccCode::Declined, out);
                 Phase::Playing(play)
@@ -1332,6 +1318,19 @@ impl PlayerMachine {
             play,
             deadline: now + self.timeouts.reply,
         }
+    }
+
+    /// Accepts the peer's BACKREQ for the position at `ply` (`K0`) and goes back there.
+    fn grant_take_back(
+        &mut self,
+        play: Box<Play>,
+        now: Instant,
+        ply: usize,
+        out: &mut Vec<Output>,
+    ) -> Phase {
+        let code = BackAccCode::Accepted;
+        send(out, BackAcc { code });
+        self.take_back(play, now, ply, Side::Peer, out)
     }
 
     fn take_back(
