@@ -181,17 +181,7 @@ pub fn serve(
     if !matches!(session_config.role, RoleConfig::Follower(_)) {
         session_config.role = RoleConfig::Follower(Default::default());
     }
-    let mut max_sessions = config.max_sessions.max(1);
-    if let Some((allowed, descriptors)) = descriptor_capacity()
-        && allowed < max_sessions
-    {
-        let _ = events.send(ServerEvent::Capped {
-            asked: max_sessions,
-            allowed,
-            descriptors,
-        });
-        max_sessions = allowed;
-    }
+    let max_sessions = session_limit(config, &events);
     let mut backoff = ACCEPT_BACKOFF_MIN;
     let mut paused_until: Option<Instant> = None;
     let (done_tx, done) = unbounded::<(u64, SessionReport)>();
@@ -232,16 +222,10 @@ pub fn serve(
                     } else {
                         next_id += 1;
                         let id = next_id;
-                        let mut config = session_config.clone();
-                        config.records.transcript = config
-                            .records
-                            .transcript
-                            .as_deref()
-                            .map(|path| numbered(path, id));
                         let commands = start_session(
                             id,
                             stream,
-                            config,
+                            numbered_config(&session_config, id),
                             players(),
                             events.clone(),
                             done_tx.clone(),
@@ -273,21 +257,7 @@ pub fn serve(
             }
         }
         // Commands for every session.
-        let command = match &control {
-            Some(commands) => match commands.recv_timeout(POLL) {
-                Ok(command) => Some(command),
-                Err(RecvTimeoutError::Timeout) => None,
-                Err(RecvTimeoutError::Disconnected) => {
-                    control = None;
-                    None
-                }
-            },
-            None => {
-                thread::sleep(POLL);
-                None
-            }
-        };
-        if let Some(command) = command {
+        if let Some(command) = next_command(&mut control) {
             if matches!(command, Command::Stop | Command::Abort) {
                 listener = None;
             }
@@ -296,6 +266,51 @@ pub fn serve(
             }
         }
     }
+}
+
+/// How many sessions may run at once: as configured (at least one), capped by the limit on
+/// open files (said by a [`ServerEvent::Capped`]).
+fn session_limit(config: &ServerConfig, events: &Sender<ServerEvent>) -> usize {
+    let asked = config.max_sessions.max(1);
+    match descriptor_capacity() {
+        Some((allowed, descriptors)) if allowed < asked => {
+            let _ = events.send(ServerEvent::Capped {
+                asked,
+                allowed,
+                descriptors,
+            });
+            allowed
+        }
+        _ => asked,
+    }
+}
+
+/// The next command for every session, waiting at most [`POLL`]; `control` becomes `None`
+/// once its sender is gone.
+fn next_command(control: &mut Option<Receiver<Command>>) -> Option<Command> {
+    let Some(commands) = control else {
+        thread::sleep(POLL);
+        return None;
+    };
+    match commands.recv_timeout(POLL) {
+        Ok(command) => Some(command),
+        Err(RecvTimeoutError::Timeout) => None,
+        Err(RecvTimeoutError::Disconnected) => {
+            *control = None;
+            None
+        }
+    }
+}
+
+/// The configuration of session `id`: its transcript, if any, numbered.
+fn numbered_config(config: &SessionConfig, id: u64) -> SessionConfig {
+    let mut config = config.clone();
+    config.records.transcript = config
+        .records
+        .transcript
+        .as_deref()
+        .map(|path| numbered(path, id));
+    config
 }
 
 /// `path` with `-id` before its extension.
