@@ -14,11 +14,11 @@
 //! - [`game_end`] and [`stop_code`]: a GAMEEND; [`acknowledgement`], the GAMEEND that answers
 //!   one (reason `0`, stop code `1` when either side asks to stop); [`SEND_AWAY`], the one that
 //!   ends a game with a peer that is silent or too noisy;
-//! - [`Clock`]: the time each side used, charged from the start of its turn to its move;
+//! - `Clock`: the time each side used, charged from the start of its turn to its move;
 //! - [`rules_ending`] and [`claim_ending`]: how a game ended, first by the rules, else by the
 //!   first GAMEEND's reason, in the one vocabulary of [`Termination`] (whose
 //!   [`reason`](Termination::reason) is the stable word results files use);
-//! - [`NoiseMeter`]: the [`NoiseBudget`] of one connection (harmless bad frames, chats,
+//! - `NoiseMeter`: the [`NoiseBudget`] of one connection (harmless bad frames, chats,
 //!   take-back requests and tolerated breaches, a burst and a rate), and the rate of CHAT
 //!   replies.
 //!

@@ -37,11 +37,10 @@
 //! - **A GAMEEND on our turn** (pydraughts' `quit()` sends one at any time) ends the game all
 //!   the same: the spec says the receiver has no choice. It is reported as a violation, not
 //!   told.
-//! - **Results** (the rules first): if the final position is decided by the rules (no legal
-//!   move, or a draw rule at any position since the last take-back), that is the result.
-//!   Otherwise the first GAMEEND decides: reason `1`, its sender lost; `2`, a draw; `3`, its
-//!   sender won (the claim is the termination); `0`, the side whose clock ran out lost, else
-//!   unfinished (`*`, with "move limit reached" when it was).
+//! - **Results** are the dialogue's: the rules first ([`rules_ending`], with a draw rule met
+//!   at any position since the last take-back), else the first GAMEEND ([`claim_ending`]);
+//!   for its reason `0`, the side whose clock ran out lost, else unfinished (`*`, with "move
+//!   limit reached" when it was).
 //! - **The Follower's answers.** Version other than `01`: `A…1`. Configured to refuse all:
 //!   `A…3`. A start the rules refuse, one without a legal move, or one the configured filter
 //!   refuses: `A…2`. Anything else, thinking time `000` included: `A…0`. A GAMEREQ during a
@@ -57,9 +56,9 @@
 //!   normally first. During our GAMEEND handshake a BACKREQ gets `K2`.
 //! - **What the spec does not allow.** An illegal MOVE, a MOVE out of turn, or a frame that
 //!   does not decode during a game: reported with its raw bytes, told by CHAT, and the game
-//!   ends with our GAMEEND (reason `0`), the offender losing. Exceptions that end nothing: an
-//!   empty frame (a lone NUL) and a broken CHAT (a frame starting with `C`) are reported and
-//!   skipped, because a chat never changes the state. Between games and during a handshake,
+//!   ends with our GAMEEND (reason `0`), the offender losing. Exceptions that end nothing
+//!   ([`frame_fault`]): a harmless frame is reported and skipped, a broken CHAT is also told,
+//!   because a chat never changes the state. Between games and during a handshake,
 //!   anything out of place is reported, told and ignored; a stray GAMEEND between games
 //!   (DXC100 sends one) is reported as tolerated, without telling, and is not counted against
 //!   the peer. A peer silent past its time (with a
@@ -70,6 +69,9 @@
 //!   reported and also gives up. Its move goes out with the whole seconds of our turn.
 //!
 //! [`Timeouts::peer_move`]: crate::Timeouts::peer_move
+//! [`rules_ending`]: crate::dialogue::rules_ending
+//! [`claim_ending`]: crate::dialogue::claim_ending
+//! [`frame_fault`]: crate::dialogue::frame_fault
 
 use std::time::{Duration, Instant};
 

@@ -29,9 +29,12 @@
 //! - **Relaying.** A MOVE from the program to move is matched against the legal moves (from,
 //!   to, set of captured squares). A legal one is played on the referee's game and sent on with
 //!   the full captured list and the whole seconds that program used. An illegal move, a move out
-//!   of turn, a GAMEREQ or GAMEACC during the game, or a frame that does not decode (except an
-//!   empty frame and a broken CHAT) forfeits; so does such a frame in place of the GAMEACC. BACKREQ is answered `K1` (take-backs are not
+//!   of turn, a GAMEREQ or GAMEACC during the game, or a frame that does not decode (except what
+//!   [`frame_fault`](crate::dialogue::frame_fault) finds harmless or a broken CHAT) forfeits; so does such a frame in place of the GAMEACC. BACKREQ is answered `K1` (take-backs are not
 //!   supported in refereed games); CHAT is reported and changes nothing.
+//! - **Noise.** Bad frames, chats, take-back requests and the messages only noted count against
+//!   [`RefereeConfig::noise`], as for a damx player's connection; a program past it forfeits
+//!   (`noise`), gets a GAMEEND with stop code `1` and is disconnected.
 //! - **Clocks** are the referee's: a program's time runs from the moment the referee sent it
 //!   the opponent's move (for the first mover, from its GAMEACC) to the arrival of its MOVE.
 //!   With [`RefereeConfig::time_loss`], a program past its time by more than
