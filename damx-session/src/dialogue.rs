@@ -7,7 +7,8 @@
 //! decided here:
 //!
 //! - [`game_request`]: the GAMEREQ for a game's settings (clamped to what the fields hold, the
-//!   normal start as `A`);
+//!   normal start as `A`), and [`game_answer`]: what a GAMEACC code says, and whether another
+//!   game may be asked for after it;
 //! - [`frame_fault`]: how bad a frame that is not a message is ([`FrameFault`]): a lone NUL or a
 //!   frame cut by the end of the stream carries nothing, a broken CHAT changes no state, anything
 //!   else breaks the dialogue;
@@ -40,8 +41,8 @@ use std::time::{Duration, Instant};
 
 use damx_rules::{Color, DrawReason, Game, GameResult, Outcome, Position};
 use damx_wire::{
-    EndReason, FrameErrorKind, GameEnd, GameReq, Minutes, MoveLimit, Name, ProtocolVersion,
-    StopCode, StreamError,
+    AcceptCode, EndReason, FrameErrorKind, GameEnd, GameReq, Minutes, MoveLimit, Name,
+    ProtocolVersion, StopCode, StreamError,
 };
 
 use crate::config::NoiseBudget;
@@ -65,6 +66,18 @@ pub fn game_request(
         minutes: Minutes::new(minutes).unwrap_or(Minutes::MAX),
         move_limit: MoveLimit::new(move_limit).unwrap_or(MoveLimit::MAX),
         start: start_to_wire(start),
+    }
+}
+
+/// A GAMEACC code in words, and whether the Initiator may ask for another game after it:
+/// `A…2` refuses this game only, `A…1` (protocol version) and `A…3` (no games) refuse them
+/// all.
+pub const fn game_answer(code: AcceptCode) -> (&'static str, bool) {
+    match code {
+        AcceptCode::Accepted => ("accepted", true),
+        AcceptCode::VersionNotSupported => ("protocol version not supported", false),
+        AcceptCode::GameNotAcceptable => ("game not acceptable", true),
+        AcceptCode::NoGames => ("no games at all", false),
     }
 }
 

@@ -87,8 +87,8 @@ use crate::convert::{
     start_position,
 };
 use crate::dialogue::{
-    Clock, FrameFault, NoiseMeter, SEND_AWAY, acknowledgement, claim_ending, frame_fault, game_end,
-    game_request, rules_ending,
+    Clock, FrameFault, NoiseMeter, SEND_AWAY, acknowledgement, claim_ending, frame_fault,
+    game_answer, game_end, game_request, rules_ending,
 };
 use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
 use crate::player::{ClockState, GameInfo, TakeBackPolicy};
@@ -833,9 +833,9 @@ impl PlayerMachine {
                 code: acc.code,
                 why: None,
             }));
-            return match acc.code {
-                AcceptCode::GameNotAcceptable => self.request_next(now, out),
-                code => self.close(CloseReason::Refused(code), out),
+            return match game_answer(acc.code) {
+                (_, true) => self.request_next(now, out),
+                (_, false) => self.close(CloseReason::Refused(acc.code), out),
             };
         }
         self.games_started = number;

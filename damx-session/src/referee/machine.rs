@@ -15,8 +15,8 @@ use super::{
 };
 use crate::convert::{match_move, move_to_wire};
 use crate::dialogue::{
-    Clock, FrameFault, NoiseMeter, SEND_AWAY, acknowledgement, claim_ending, frame_fault, game_end,
-    game_request, rules_ending,
+    Clock, FrameFault, NoiseMeter, SEND_AWAY, acknowledgement, claim_ending, frame_fault,
+    game_answer, game_end, game_request, rules_ending,
 };
 use crate::driver::dxp_name;
 use crate::machine::Incoming;
@@ -306,12 +306,7 @@ impl RefereeMachine {
         seat.dxp_name = Some(name);
         seat.deadline = None;
         if code != AcceptCode::Accepted {
-            let (meaning, keep) = match code {
-                AcceptCode::VersionNotSupported => ("protocol version not supported", false),
-                AcceptCode::GameNotAcceptable => ("game not acceptable", true),
-                AcceptCode::NoGames => ("no games at all", false),
-                AcceptCode::Accepted => ("accepted", true),
-            };
+            let (meaning, keep) = game_answer(code);
             let digit = char::from(code.digit());
             self.seat(color).phase = if keep { Phase::Finished } else { Phase::Closed };
             if !keep {
