@@ -9,6 +9,8 @@
 //! - [`game_request`]: the GAMEREQ for a game's settings (clamped to what the fields hold, the
 //!   normal start as `A`), and [`game_answer`]: what a GAMEACC code says, and whether another
 //!   game may be asked for after it;
+//! - [`read_move`]: a MOVE counts only from the side to move and as a legal move
+//!   ([`MoveFault`] otherwise);
 //! - [`frame_fault`]: how bad a frame that is not a message is ([`FrameFault`]): a lone NUL or a
 //!   frame cut by the end of the stream carries nothing, a broken CHAT changes no state, anything
 //!   else breaks the dialogue;
@@ -39,15 +41,15 @@
 
 use std::time::{Duration, Instant};
 
-use damx_rules::{Color, DrawReason, Game, GameResult, Outcome, Position};
+use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
 use damx_wire::{
     AcceptCode, EndReason, FrameErrorKind, GameEnd, GameReq, Minutes, MoveLimit, Name,
     ProtocolVersion, StopCode, StreamError,
 };
 
 use crate::config::NoiseBudget;
-use crate::convert::{color_to_wire, start_to_wire};
-use crate::record::{Termination, win};
+use crate::convert::{MoveMatchError, color_to_wire, match_move, start_to_wire};
+use crate::record::{Reason, Termination, win};
 
 /// The GAMEREQ that asks for a game: the Follower plays `follower_color`, `minutes` of thinking
 /// time each and `move_limit` moves (0: none), clamped to what the fields hold; `start` `None`
@@ -79,6 +81,42 @@ pub const fn game_answer(code: AcceptCode) -> (&'static str, bool) {
         AcceptCode::GameNotAcceptable => ("game not acceptable", true),
         AcceptCode::NoGames => ("no games at all", false),
     }
+}
+
+/// Why a received MOVE cannot be played.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MoveFault {
+    /// Its sender is not to move.
+    OutOfTurn,
+    /// No legal move has its from, to and set of captured squares.
+    Illegal(MoveMatchError),
+}
+
+impl MoveFault {
+    /// Its word for how a game ended.
+    pub const fn reason(&self) -> Reason {
+        match self {
+            MoveFault::OutOfTurn => Reason::OutOfTurn,
+            MoveFault::Illegal(_) => Reason::IllegalMove,
+        }
+    }
+}
+
+/// The legal move in `position` that `received` stands for, from a sender that is to move
+/// (`to_move`): a MOVE counts only from the side to move, and only as a legal move
+/// ([`match_move`]).
+///
+/// # Errors
+/// A [`MoveFault`]: out of turn first, else why no legal move matches.
+pub fn read_move(
+    position: &Position,
+    to_move: bool,
+    received: &damx_wire::Move,
+) -> Result<Move, MoveFault> {
+    if !to_move {
+        return Err(MoveFault::OutOfTurn);
+    }
+    match_move(position, received).map_err(MoveFault::Illegal)
 }
 
 /// How much a frame that is not a DXP message matters.

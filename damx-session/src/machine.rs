@@ -83,12 +83,11 @@ use damx_wire::{
 
 use crate::config::{GameSettings, Role, RoleConfig, SessionConfig, Timeouts};
 use crate::convert::{
-    back_request_for_ply, back_request_ply, color_from_wire, match_move, move_to_wire,
-    start_position,
+    back_request_for_ply, back_request_ply, color_from_wire, move_to_wire, start_position,
 };
 use crate::dialogue::{
-    Clock, FrameFault, NoiseMeter, SEND_AWAY, acknowledgement, claim_ending, frame_fault,
-    game_answer, game_end, game_request, rules_ending,
+    Clock, FrameFault, MoveFault, NoiseMeter, SEND_AWAY, acknowledgement, claim_ending,
+    frame_fault, game_answer, game_end, game_request, read_move, rules_ending,
 };
 use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
 use crate::player::{ClockState, GameInfo, TakeBackPolicy};
@@ -586,37 +585,31 @@ impl PlayerMachine {
         out: &mut Vec<Output>,
     ) -> Phase {
         match message {
-            Message::Move(received) if !play.our_turn() => {
-                let message = Message::Move(received);
-                let (raw, text) = (raw_of(&message), message.to_string());
-                match match_move(play.game.position(), &received) {
-                    Ok(mv) => {
-                        let spent = play.charge(now, self.timeouts.clock_grace);
-                        self.played(&mut play, mv, spent, Side::Peer, out);
-                        self.start_turn(play, now, out)
-                    }
-                    Err(error) => {
-                        let what = format!("illegal move {text}: {error}");
-                        violation(what, raw, true, ViolationAction::EndedGame, out);
-                        let termination = Termination::IllegalMove {
-                            by: play.their_color(),
-                            raw: text,
-                            why: error.to_string(),
-                        };
-                        let verdict = (win(play.our_color()), termination);
-                        self.end_ours(play, now, EndReason::NoReason, Some(verdict), out)
-                    }
-                }
-            }
             Message::Move(received) => {
                 let message = Message::Move(received);
                 let (raw, text) = (raw_of(&message), message.to_string());
-                let what = format!("move {text} out of turn");
+                let by = play.their_color();
+                let (what, termination) =
+                    match read_move(play.game.position(), !play.our_turn(), &received) {
+                        Ok(mv) => {
+                            let spent = play.charge(now, self.timeouts.clock_grace);
+                            self.played(&mut play, mv, spent, Side::Peer, out);
+                            return self.start_turn(play, now, out);
+                        }
+                        Err(MoveFault::OutOfTurn) => (
+                            format!("move {text} out of turn"),
+                            Termination::OutOfTurn { by, raw: text },
+                        ),
+                        Err(MoveFault::Illegal(error)) => (
+                            format!("illegal move {text}: {error}"),
+                            Termination::IllegalMove {
+                                by,
+                                raw: text,
+                                why: error.to_string(),
+                            },
+                        ),
+                    };
                 violation(what, raw, true, ViolationAction::EndedGame, out);
-                let termination = Termination::OutOfTurn {
-                    by: play.their_color(),
-                    raw: text,
-                };
                 let verdict = (win(play.our_color()), termination);
                 self.end_ours(play, now, EndReason::NoReason, Some(verdict), out)
             }

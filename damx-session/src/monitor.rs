@@ -56,8 +56,8 @@ use damx_rules::{Color, Game};
 use damx_wire::{AcceptCode, BackAccCode, EndReason, GameReq, Message, StopCode};
 
 use crate::config::NoiseBudget;
-use crate::convert::{back_request_ply, color_from_wire, match_move, start_position};
-use crate::dialogue::NoiseMeter;
+use crate::convert::{back_request_ply, color_from_wire, start_position};
+use crate::dialogue::{MoveFault, NoiseMeter, read_move};
 
 /// One of the two programs of the dialogue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -587,22 +587,8 @@ impl Monitor {
                 _ => self.outside_game(from, "sent a MOVE outside a game"),
             };
         };
-        if followed.to_move() != from {
-            followed.offender = Some(from);
-            observation.flag(
-                FindingKind::OutOfTurn,
-                from,
-                format!(
-                    "sent a MOVE in game {} when {} ({}) was to move",
-                    followed.number,
-                    followed.to_move(),
-                    followed.game.position().side_to_move()
-                ),
-            );
-            return observation;
-        }
         let position = *followed.game.position();
-        match match_move(&position, mv) {
+        match read_move(&position, followed.to_move() == from, mv) {
             Ok(legal) => {
                 let ply = followed.game.ply() + 1;
                 let first = followed.game.start().side_to_move();
@@ -624,17 +610,28 @@ impl Monitor {
                 }
                 observation.note = Some(note);
             }
-            Err(error) => {
+            Err(fault) => {
                 followed.offender = Some(from);
-                observation.flag(
-                    FindingKind::IllegalMove,
-                    from,
-                    format!(
-                        "sent an illegal move in game {} ({} to move): {error}",
-                        followed.number,
-                        position.side_to_move()
+                let (kind, what) = match fault {
+                    MoveFault::OutOfTurn => (
+                        FindingKind::OutOfTurn,
+                        format!(
+                            "sent a MOVE in game {} when {} ({}) was to move",
+                            followed.number,
+                            followed.to_move(),
+                            position.side_to_move()
+                        ),
                     ),
-                );
+                    MoveFault::Illegal(error) => (
+                        FindingKind::IllegalMove,
+                        format!(
+                            "sent an illegal move in game {} ({} to move): {error}",
+                            followed.number,
+                            position.side_to_move()
+                        ),
+                    ),
+                };
+                observation.flag(kind, from, what);
             }
         }
         observation

@@ -13,10 +13,10 @@ use super::{
     ClaimPolicy, DEFAULT_MOVE_TIMEOUT, GameSetup, Judge, Reason, RefereeConfig, RefereeEvent,
     Verdict, win,
 };
-use crate::convert::{match_move, move_to_wire};
+use crate::convert::move_to_wire;
 use crate::dialogue::{
-    Clock, FrameFault, NoiseMeter, SEND_AWAY, acknowledgement, claim_ending, frame_fault,
-    game_answer, game_end, game_request, rules_ending,
+    Clock, FrameFault, MoveFault, NoiseMeter, SEND_AWAY, acknowledgement, claim_ending,
+    frame_fault, game_answer, game_end, game_request, read_move, rules_ending,
 };
 use crate::driver::dxp_name;
 use crate::machine::Incoming;
@@ -416,26 +416,15 @@ impl RefereeMachine {
         out: &mut Vec<RefereeOutput>,
     ) {
         let text = Message::Move(received).to_string();
-        if !self.seats[color.index()].to_move {
-            self.forfeit(
-                color,
-                Reason::OutOfTurn,
-                format!("{text} out of turn"),
-                now,
-                out,
-            );
-            return;
-        }
-        let mv = match match_move(self.game.position(), &received) {
+        let to_move = self.seats[color.index()].to_move;
+        let mv = match read_move(self.game.position(), to_move, &received) {
             Ok(mv) => mv,
-            Err(error) => {
-                self.forfeit(
-                    color,
-                    Reason::IllegalMove,
-                    format!("{text}: {error}"),
-                    now,
-                    out,
-                );
+            Err(fault) => {
+                let detail = match &fault {
+                    MoveFault::OutOfTurn => format!("{text} out of turn"),
+                    MoveFault::Illegal(error) => format!("{text}: {error}"),
+                };
+                self.forfeit(color, fault.reason(), detail, now, out);
                 return;
             }
         };
