@@ -295,21 +295,23 @@ impl NoiseMeter {
         self.at = Some(now);
         self.level += 1.0;
         self.breaches = self.breaches.saturating_add(breaches);
-        self.level <= f64::from(self.budget.burst) && self.breaches <= self.budget.per_connection
-    }
-
-    /// Whether one more CHAT reply may go out in the second of `now`.
-    pub(crate) fn reply_allowed(&mut self, now: Instant) -> bool {
-        let (since, sent) = match self.replies {
+        // The replies are counted in the second that starts with a noisy input.
+        self.replies = match self.replies {
             Some((since, sent))
                 if now.saturating_duration_since(since) < Duration::from_secs(1) =>
             {
-                (since, sent + 1)
+                Some((since, sent))
             }
-            _ => (now, 1),
+            _ => Some((now, 0)),
         };
-        self.replies = Some((since, sent));
-        sent <= self.budget.replies_per_second
+        self.level <= f64::from(self.budget.burst) && self.breaches <= self.budget.per_connection
+    }
+
+    /// Whether one more CHAT reply may go out in the second of the last noisy input counted.
+    pub(crate) fn reply_allowed(&mut self, now: Instant) -> bool {
+        let (since, sent) = self.replies.unwrap_or((now, 0));
+        self.replies = Some((since, sent + 1));
+        sent < self.budget.replies_per_second
     }
 
     /// The spent budget, in words.
@@ -347,9 +349,10 @@ mod tests {
         let later = |s| now + Duration::from_secs(s);
         assert!((0..4).all(|s| meter.count(later(10 * s), 1)));
         assert!(!meter.count(later(100), 1), "the fifth breach in all");
-        let allowed: Vec<bool> = (0..3).map(|_| meter.reply_allowed(now)).collect();
+        let allowed: Vec<bool> = (0..3).map(|_| meter.reply_allowed(later(100))).collect();
         assert_eq!(allowed, [true, true, false]);
-        assert!(meter.reply_allowed(later(1)), "a new second");
+        meter.count(later(101), 0);
+        assert!(meter.reply_allowed(later(101)), "a new second");
     }
 
     /// The clock charges the side that moved and starts the next turn.
