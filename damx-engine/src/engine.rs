@@ -7,6 +7,7 @@ use damx_rules::{Game, Move};
 
 use crate::egdb::play::SharedEgdb;
 use crate::eval::EvalParams;
+use crate::features::SearchFeatures;
 use crate::limits::{Limits, Pacer, StopSignal, TimePlan};
 use crate::score::Score;
 use crate::search::{Completed, IterationReport, MAX_DEPTH, Shared, Worker};
@@ -37,54 +38,6 @@ impl Default for EngineOptions {
             eval: EvalParams::default(),
             search: SearchFeatures::default(),
             egdb: None,
-        }
-    }
-}
-
-/// Search techniques that can be switched on and off, for A/B measurements with
-/// `cargo xtask strength`. The defaults are the ones that won in self-play.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SearchFeatures {
-    /// Search late quiet moves less deep first (re-searched if they turn out good).
-    pub late_move_reductions: bool,
-    /// Start each iteration from deeper than 4 with a narrow window around the last score.
-    pub aspiration: bool,
-    /// Do not count a ply where the side to move has a single legal move.
-    pub single_reply_extension: bool,
-    /// Search one more ply at the horizon when the opponent threatens to capture (off: no
-    /// measurable gain in self-play).
-    pub threat_extension: bool,
-    /// Cut quiet nodes near the horizon whose evaluation is far outside the window.
-    pub static_pruning: bool,
-    /// Skip the last quiet moves of long move lists near the horizon (off: no measurable gain
-    /// in self-play).
-    pub late_move_pruning: bool,
-    /// On a game clock, budget by the phase of the game and give a move more time while the
-    /// best move changes or the score falls, less when one move dominates (off: the fixed
-    /// plan of 30 moves to go).
-    pub adaptive_time: bool,
-    /// Against a lone king, drive it off the long diagonal and out of safe squares; shrink
-    /// winning scores as a draw rule comes near (see the search's endgame knowledge; off: it
-    /// converted the same 12 of the 15 won endings of [`crate::endings`] as without it, and
-    /// has no self-play result yet).
-    pub endgame_knowledge: bool,
-    /// At deep non-PV nodes, cut when a search four plies shallower beats beta by a man
-    /// (ProbCut; off: ahead in self-play, but it misses one breakthrough of the tactics test).
-    pub probcut: bool,
-}
-
-impl Default for SearchFeatures {
-    fn default() -> SearchFeatures {
-        SearchFeatures {
-            late_move_reductions: true,
-            aspiration: true,
-            single_reply_extension: true,
-            threat_extension: false,
-            static_pruning: true,
-            late_move_pruning: false,
-            adaptive_time: true,
-            endgame_knowledge: false,
-            probcut: false,
         }
     }
 }

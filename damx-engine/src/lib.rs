@@ -50,6 +50,7 @@ mod endgame;
 pub mod endings;
 mod engine;
 pub mod eval;
+mod features;
 pub mod gauntlet;
 mod limits;
 pub mod openings;
@@ -63,8 +64,9 @@ mod weights;
 pub use bench::{
     BENCH_DEPTH, BENCH_POSITIONS, BenchLine, BenchOptions, BenchReport, bench, bench_with,
 };
-pub use engine::{Engine, EngineOptions, Progress, SearchFeatures, SearchResult};
+pub use engine::{Engine, EngineOptions, Progress, SearchResult};
 pub use eval::{EvalParams, evaluate_with};
+pub use features::SearchFeatures;
 pub use limits::{Clock, Limits, StopSignal};
 pub use score::Score;
 

@@ -20,8 +20,8 @@ use damx_rules::{
 
 use crate::egdb::{Egdb, play as egdb};
 use crate::endgame;
-use crate::engine::SearchFeatures;
 use crate::eval::{EvalParams, evaluate_raw};
+use crate::features::SearchFeatures;
 use crate::limits::{StopSignal, TimePlan};
 use crate::score::Score;
 use crate::tt::{Bound, Entry, MoveCode, TranspositionTable};
