@@ -3,8 +3,8 @@
 //!
 //! The player ([`PlayerMachine`](crate::PlayerMachine)), the referee
 //! ([`RefereeMachine`](crate::referee::RefereeMachine)) and the [`monitor`](crate::monitor)
-//! each decide what to do about a message; what the message means and which rule it breaks is
-//! decided here:
+//! each keep their own state and decide what to do about a message (tolerate, answer, end,
+//! forfeit, flag); the rules of DXP they share are written here once:
 //!
 //! - [`game_request`]: the GAMEREQ for a game's settings (clamped to what the fields hold, the
 //!   normal start as `A`), and [`game_answer`]: what a GAMEACC code says, and whether another
