@@ -20,7 +20,7 @@ use std::thread;
 use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender, bounded, never, select, unbounded};
-use damx_rules::{Bitboard, Game, Move, MoveTextErrorKind, Position, Square};
+use damx_rules::{Game, Move, MoveTextErrorKind, Position};
 use damx_session::{
     ClockState, Control, EndReason, EnginePlayer, EnginePlayerOptions, Event, FollowerConfig,
     LoopbackSide, Player, RecordOptions, SessionConfig, SessionReport, StopSignal, TakeBackPolicy,
@@ -33,7 +33,7 @@ use crate::session::{Peer, on_interrupt, session_error, verdict};
 
 use super::follow::CONNECT_TIMEOUT;
 use super::initiate::{failed_before_connection, plan, stopped_before_connection};
-use super::show::{self, Options, Show};
+use super::show::{Options, Show};
 
 /// What `damx play` does.
 #[derive(Debug)]
@@ -400,11 +400,8 @@ impl<'a> Ui<'a> {
         match word.to_ascii_lowercase().as_str() {
             "help" | "?" => self.say(HELP),
             "board" => {
-                let text = format!(
-                    "{}{}",
-                    show::board(&self.position, true),
-                    self.position.to_fen()
-                );
+                let board = self.position.diagram().numbered(true).indent(2);
+                let text = format!("{}{}", board.side_to_move(false), self.position.to_fen());
                 self.say(&text);
             }
             "moves" => {
@@ -470,20 +467,13 @@ impl<'a> Ui<'a> {
         match position.parse_move(text) {
             Ok(mv) => self.play(mv),
             Err(error) => match &error.kind {
-                MoveTextErrorKind::Ambiguous { candidates } => {
-                    let moves: Vec<Move> = candidates
-                        .iter()
-                        .filter_map(|candidate| candidate_move(&position, candidate))
-                        .collect();
-                    if moves.len() != candidates.len() {
-                        return self.say(&error.to_string());
-                    }
+                MoveTextErrorKind::Ambiguous { candidates, moves } => {
                     let mut text = format!("{text} fits {} captures:", moves.len());
                     for (number, candidate) in candidates.iter().enumerate() {
                         text.push_str(&format!("\n  {}) {candidate}", number + 1));
                     }
                     text.push_str("\nwhich one? (type its number)");
-                    self.choice = moves;
+                    self.choice = moves.clone();
                     self.say(&text);
                 }
                 _ => {
@@ -504,30 +494,6 @@ impl<'a> Ui<'a> {
     }
 }
 
-/// The legal move a candidate of an ambiguity error names: `27x38x49 (captures 32,43)` gives
-/// its start, end and captured squares, which tell a move apart.
-fn candidate_move(position: &Position, candidate: &str) -> Option<Move> {
-    let (path, captured) = candidate.split_once("(captures ")?;
-    let squares: Vec<Square> = path
-        .trim()
-        .split('x')
-        .map(|square| square.trim().parse().ok())
-        .collect::<Option<_>>()?;
-    let captured: Bitboard = captured
-        .trim_end_matches(')')
-        .split(',')
-        .map(|square| square.trim().parse::<Square>().ok())
-        .collect::<Option<Vec<Square>>>()?
-        .into_iter()
-        .collect();
-    let (from, to) = (*squares.first()?, *squares.last()?);
-    position
-        .legal_moves()
-        .iter()
-        .find(|mv| mv.from() == from && mv.to() == to && mv.captured() == captured)
-        .copied()
-}
-
 /// Standard input, a line at a time, from a thread of its own (the channel closes at its end).
 fn read_lines() -> Receiver<String> {
     let (lines, receiver) = unbounded();
@@ -541,27 +507,4 @@ fn read_lines() -> Receiver<String> {
         }
     });
     receiver
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// An ambiguity's candidates name their moves by start, end and captured squares.
-    #[test]
-    fn candidates_name_their_moves() {
-        let position: Position = "W:W32:B27,28".parse().unwrap();
-        let legal = position.legal_moves();
-        let mv = legal[0];
-        let path = position.capture_path(&mv).unwrap();
-        let mut text = mv.from().to_string();
-        for square in path {
-            text.push('x');
-            text.push_str(&square.to_string());
-        }
-        let captured: Vec<String> = mv.captured().iter().map(|s| s.to_string()).collect();
-        let candidate = format!("{text} (captures {})", captured.join(","));
-        assert_eq!(candidate_move(&position, &candidate), Some(mv));
-        assert_eq!(candidate_move(&position, "32x21"), None);
-    }
 }

@@ -37,7 +37,7 @@ use std::io::{self, Write};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use damx_rules::{Color, Position, Square};
+use damx_rules::{Color, Position};
 use damx_session::{
     BackAccCode, Direction, EndReason, Event, GameInfo, GameRecord, ServerEvent, Side,
     ViolationAction,
@@ -562,12 +562,7 @@ impl Show {
 
 /// A finished game as JSON.
 fn game_over_json(record: &GameRecord) -> Value {
-    let mut position = record.start;
-    let mut moves = Vec::with_capacity(record.moves.len());
-    for mv in &record.moves {
-        moves.push(position.move_text(mv));
-        position = position.play(mv);
-    }
+    let moves = record.start.line_texts(&record.moves);
     json!({
         "type": "game_over", "game": record.number, "white": record.white,
         "black": record.black, "result": record.result.as_str(),
@@ -640,7 +635,13 @@ fn clock_text(duration: Duration) -> String {
 
 /// The board of a game with the players and their clocks.
 fn board_text(view: &View, numbered: bool) -> String {
-    let mut text = board(&view.position, numbered);
+    let mut text = view
+        .position
+        .diagram()
+        .numbered(numbered)
+        .indent(2)
+        .side_to_move(false)
+        .to_string();
     let time = view.info.time_per_player();
     for color in [Color::White, Color::Black] {
         let used = view.used[color.index()];
@@ -655,35 +656,6 @@ fn board_text(view: &View, numbered: bool) -> String {
         );
     }
     let _ = write!(text, "  {} to move", view.position.side_to_move());
-    text
-}
-
-/// A board for people, White at the bottom: `w`/`b` men, `W`/`B` kings, `.` an empty dark
-/// square; the square numbers of each row at the side, or (`numbered`) a second board with
-/// every square's number.
-pub(crate) fn board(position: &Position, numbered: bool) -> String {
-    let mut text = String::new();
-    for row in 0..10u8 {
-        let mut line = String::from("  ");
-        let mut numbers = String::from("      ");
-        for column in 0..10u8 {
-            if (row + column) % 2 == 0 {
-                line.push_str("  ");
-                numbers.push_str("  ");
-                continue;
-            }
-            let number = row * 5 + column / 2 + 1;
-            let symbol = Square::new(number).map_or('.', |s| position.symbol_at(s));
-            line.push(' ');
-            line.push(symbol);
-            let _ = write!(numbers, "{number:>2}");
-        }
-        if numbered {
-            let _ = writeln!(text, "{line}{numbers}");
-        } else {
-            let _ = writeln!(text, "{line}     {:>2}-{:<2}", row * 5 + 1, row * 5 + 5);
-        }
-    }
     text
 }
 
@@ -755,27 +727,6 @@ mod tests {
             format!("({} more violations not shown)", 1000 - VIOLATIONS_A_SECOND)
         );
         assert!(lines.last().unwrap().ends_with("(connection closed)"));
-    }
-
-    /// The board has ten rows, the pieces where the position has them, and the numbers.
-    #[test]
-    fn boards_show_pieces_and_numbers() {
-        let text = board(&Position::initial(), false);
-        let rows: Vec<&str> = text.lines().collect();
-        assert_eq!(rows.len(), 10);
-        assert_eq!(rows[0].matches('b').count(), 5);
-        assert_eq!(rows[4].matches('.').count(), 5);
-        assert!(rows[9].ends_with("46-50"), "{text}");
-        let numbered = board(&Position::initial(), true);
-        let first = numbered.lines().next().unwrap();
-        assert!(
-            first.trim_end().ends_with(" 1   2   3   4   5"),
-            "{numbered}"
-        );
-        assert!(
-            numbered.lines().last().unwrap().contains(" 46"),
-            "{numbered}"
-        );
     }
 
     /// Clocks read as minutes, seconds and tenths.

@@ -29,7 +29,7 @@ pub struct OpeningsError {
     /// What went wrong, in words.
     pub message: String,
     /// The PDN reader's error, when it was one.
-    pub source: Option<PdnError>,
+    pub source: Option<Box<PdnError>>,
 }
 
 impl fmt::Display for OpeningsError {
@@ -42,7 +42,7 @@ impl std::error::Error for OpeningsError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         self.source
             .as_ref()
-            .map(|error| error as &(dyn std::error::Error + 'static))
+            .map(|error| error.as_ref() as &(dyn std::error::Error + 'static))
     }
 }
 
@@ -84,7 +84,7 @@ impl Opening {
     pub fn parse(text: &str, pdn: bool) -> Result<Vec<Opening>, OpeningsError> {
         let failed = |error: PdnError| OpeningsError {
             message: error.to_string(),
-            source: Some(error),
+            source: Some(Box::new(error)),
         };
         let openings: Vec<Opening> = if pdn {
             let games = pdn::parse_games(text).map_err(failed)?;
@@ -128,14 +128,8 @@ fn opening_of_game(game: &Game) -> Opening {
     if game.moves().is_empty() || *game.start() != Position::initial() {
         return Opening::from_position(*game.position());
     }
-    let mut replay = Game::new(*game.start());
-    let mut words = Vec::with_capacity(game.moves().len());
-    for mv in game.moves() {
-        words.push(replay.position().move_text(mv));
-        replay.play(*mv);
-    }
     Opening {
-        label: words.join(","),
+        label: game.start().line_texts(game.moves()).join(","),
         start: Some(*game.position()),
     }
 }
