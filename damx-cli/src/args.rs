@@ -564,17 +564,8 @@ const DEFAULT_ANALYSIS_TIME: Duration = Duration::from_secs(10);
 impl AnalyseArgs {
     /// The validated configuration (the PDN file, if any, is read later by the command).
     pub(crate) fn into_config(self) -> cmd::analyse::Config {
-        let no_limit = self.depth.is_none() && self.time.is_none() && self.nodes.is_none();
-        let limits = Limits {
-            depth: self.depth,
-            nodes: self.nodes,
-            move_time: if no_limit {
-                Some(DEFAULT_ANALYSIS_TIME)
-            } else {
-                self.time
-            },
-            ..Default::default()
-        };
+        let limits = Limits::fixed(self.depth, self.nodes, self.time)
+            .unwrap_or_else(|| Limits::move_time(DEFAULT_ANALYSIS_TIME));
         cmd::analyse::Config {
             subject: self.subject,
             game: self.game as usize,

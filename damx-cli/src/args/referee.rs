@@ -244,13 +244,7 @@ impl SpecBuilder {
             if self.threads.is_some() || self.hash.is_some() || self.seed.is_some() {
                 return Err("threads, hash and seed are for builtin players".into());
             }
-            let fixed = (self.depth.is_some() || self.nodes.is_some() || self.movetime.is_some())
-                .then(|| Limits {
-                    depth: self.depth,
-                    nodes: self.nodes,
-                    move_time: self.movetime,
-                    ..Limits::default()
-                });
+            let fixed = Limits::fixed(self.depth, self.nodes, self.movetime);
             return Ok(EngineSpec {
                 name: self.name,
                 kind: ParticipantKind::Builtin(BuiltinPlayer::Hub(Box::new(HubPlayerOptions {
@@ -301,15 +295,7 @@ impl SpecBuilder {
             },
             "first" => BuiltinPlayer::FirstLegal,
             _ => {
-                let fixed = (self.depth.is_some()
-                    || self.nodes.is_some()
-                    || self.movetime.is_some())
-                .then(|| Limits {
-                    depth: self.depth,
-                    nodes: self.nodes,
-                    move_time: self.movetime,
-                    ..Limits::default()
-                });
+                let fixed = Limits::fixed(self.depth, self.nodes, self.movetime);
                 let defaults = EngineOptions::default();
                 BuiltinPlayer::Engine(Box::new(EnginePlayerOptions {
                     engine: EngineOptions {

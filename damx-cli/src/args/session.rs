@@ -144,14 +144,7 @@ pub(crate) struct StrengthArgs {
 impl StrengthArgs {
     /// The fixed limits, if any; `default` when none is given.
     fn limits(&self, default: Option<Limits>) -> Option<Limits> {
-        if self.depth.is_none() && self.time.is_none() {
-            return default;
-        }
-        Some(Limits {
-            depth: self.depth,
-            move_time: self.time,
-            ..Limits::default()
-        })
+        Limits::fixed(self.depth, None, self.time).or(default)
     }
 }
 
@@ -484,15 +477,10 @@ impl DemoArgs {
     pub(crate) fn into_config(self) -> cmd::demo::Config {
         let fixed = match self.minutes {
             Some(_) => None,
-            None => Some(Limits {
-                depth: self.depth,
-                move_time: match (self.depth, self.time) {
-                    (_, Some(time)) => Some(time),
-                    (None, None) => Some(DEMO_MOVE_TIME),
-                    (Some(_), None) => None,
-                },
-                ..Limits::default()
-            }),
+            None => Some(
+                Limits::fixed(self.depth, None, self.time)
+                    .unwrap_or_else(|| Limits::move_time(DEMO_MOVE_TIME)),
+            ),
         };
         let records = RecordArgs {
             pdn: Some(self.pdn),
