@@ -54,6 +54,7 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 use damx_engine::pattern::PatternWeights;
 use damx_engine::{BENCH_DEPTH, BenchOptions, EngineOptions, EvalParams, Limits};
 use damx_rules::Position;
+use damx_session::tournament::spec::parse_seconds;
 
 use crate::cmd;
 use crate::input::Source;
@@ -657,18 +658,6 @@ fn looks_like_fen(text: &str) -> bool {
     let mut chars = text.chars();
     matches!(chars.next(), Some('W' | 'B' | 'w' | 'b'))
         && chars.as_str().trim_start().starts_with(':')
-}
-
-/// Seconds, decimals allowed, more than zero.
-fn parse_seconds(text: &str) -> Result<Duration, String> {
-    let seconds: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("expected a number of seconds, found {text:?}"))?;
-    if !(seconds > 0.0 && seconds <= 1e9) {
-        return Err(format!("expected more than 0 seconds, found {text:?}"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
 }
 
 #[cfg(test)]

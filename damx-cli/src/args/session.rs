@@ -18,9 +18,10 @@ use damx_session::{
 };
 
 use super::hub::{LocalPlayer, parse_local_player};
-use super::{EngineArgs, parse_position, parse_seconds};
+use super::{EngineArgs, parse_position};
 use crate::cmd;
 use crate::session::{Address, Peer};
+use damx_session::tournament::spec::parse_seconds;
 
 /// The default address: the DXP port on this machine.
 fn default_address() -> Address {

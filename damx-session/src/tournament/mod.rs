@@ -81,6 +81,7 @@ pub mod event;
 mod openings;
 mod results;
 pub mod schedule;
+pub mod spec;
 mod stats;
 
 pub use event::{EndKind, TournamentEvent};
@@ -217,8 +218,8 @@ impl TournamentConfig {
         let mut seen = HashSet::new();
         for participant in &self.participants {
             let name = &participant.name;
-            if name.is_empty() || name.contains(char::is_whitespace) || name.contains('=') {
-                return fail(format!("the name {name:?} must be one word without '='"));
+            if let Err(error) = spec::check_name(name) {
+                return fail(format!("the name {error}"));
             }
             if !seen.insert(name) {
                 return fail(format!("two participants are called {name}"));
