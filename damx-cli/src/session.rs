@@ -265,10 +265,7 @@ pub(crate) fn verdict<'a>(
             CloseReason::ConnectionFailed(why) => Some(format!("the connection failed: {why}")),
             CloseReason::PeerSilent => Some("the peer went silent".to_owned()),
             CloseReason::Idle => Some("no game was requested within the idle time-out".to_owned()),
-            CloseReason::Refused(code) => Some(format!(
-                "the peer refused the games ({})",
-                refusal_words(*code)
-            )),
+            CloseReason::Refused(code) => Some(format!("the peer refused the games ({code})")),
             CloseReason::Aborted => return Err(Error::Interrupted),
             _ => lost.map(|game| format!("the connection was lost during game {}", game.number)),
         };
@@ -281,17 +278,6 @@ pub(crate) fn verdict<'a>(
             "the peer broke the protocol ({n} violation{} reported above)",
             if n == 1 { "" } else { "s" }
         ))),
-    }
-}
-
-/// A GAMEACC code in words.
-pub(crate) fn refusal_words(code: damx_session::AcceptCode) -> &'static str {
-    use damx_session::AcceptCode;
-    match code {
-        AcceptCode::Accepted => "accepted",
-        AcceptCode::VersionNotSupported => "protocol version not supported",
-        AcceptCode::GameNotAcceptable => "this game is not acceptable",
-        AcceptCode::NoGames => "no games at all",
     }
 }
 

@@ -38,14 +38,10 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use damx_rules::{Color, Position};
-use damx_session::{
-    BackAccCode, Direction, EndReason, Event, GameInfo, GameRecord, ServerEvent, Side,
-    ViolationAction,
-};
+use damx_session::{Direction, Event, GameInfo, ServerEvent, Side, ViolationAction};
 use serde_json::{Value, json};
 
 use crate::log::{self, Level, note, problem};
-use crate::session::refusal_words;
 
 /// How many violation lines are shown a second, across all sessions.
 pub(crate) const VIOLATIONS_A_SECOND: u32 = 5;
@@ -248,17 +244,16 @@ impl Show {
             }
         }
         if self.options.json {
-            return match self.event_json(key, event) {
-                Some(mut value) => {
-                    if suppressed > 0
-                        && let Some(object) = value.as_object_mut()
-                    {
-                        object.insert("suppressed_before".into(), suppressed.into());
-                    }
-                    self.json(id, value, out)
-                }
-                None => Ok(()),
-            };
+            if matches!(event, Event::Frame { .. }) && !log::enabled(Level::Debug) {
+                return Ok(());
+            }
+            let mut value = serde_json::to_value(event)?;
+            if suppressed > 0
+                && let Some(object) = value.as_object_mut()
+            {
+                object.insert("suppressed_before".into(), suppressed.into());
+            }
+            return self.json(id, value, out);
         }
         let mut text = self.event_text(key, event);
         if suppressed > 0 && !text.is_empty() {
@@ -336,7 +331,7 @@ impl Show {
                 text = format!(
                     "game {number} refused by {}: {}{}",
                     who(*by),
-                    refusal_words(*code),
+                    code,
                     why.as_ref()
                         .map(|why| format!(" ({why})"))
                         .unwrap_or_default()
@@ -422,21 +417,18 @@ impl Show {
                 text = format!(
                     "take-back asked by {} refused: {}",
                     who(*requested_by),
-                    backacc_words(*code)
+                    code
                 );
             }
             Event::EndPending { reason, stop } => {
                 text = format!(
                     "the game ends on our turn ({}{})",
-                    reason_words(*reason),
+                    reason,
                     if *stop { ", then we stop" } else { "" }
                 );
             }
             Event::Violation(violation) => {
-                text = format!(
-                    "violation: {violation} ({})",
-                    action_words(violation.action)
-                );
+                text = format!("violation: {violation} ({})", violation.action);
             }
             Event::PlayerError(error) => text = format!("our player failed: {error}"),
             Event::GameOver(record) => {
@@ -461,113 +453,6 @@ impl Show {
         }
         text
     }
-
-    /// The event as a JSON object (`None`: nothing to show).
-    fn event_json(&mut self, key: u64, event: &Event) -> Option<Value> {
-        Some(match event {
-            Event::Connected { peer } => {
-                json!({"type": "connected", "peer": peer.map(|p| p.to_string())})
-            }
-            Event::Frame { dir, text } => {
-                if !log::enabled(Level::Debug) {
-                    return None;
-                }
-                json!({"type": "frame", "dir": dir.as_str(), "raw": text})
-            }
-            Event::GameRequested { number, settings } => json!({
-                "type": "game_requested", "game": number,
-                "our_color": settings.our_color.to_string(), "minutes": settings.minutes,
-                "move_limit": settings.move_limit,
-                "fen": settings.start.map(|p| p.to_fen()),
-            }),
-            Event::GameRefused {
-                number,
-                by,
-                code,
-                why,
-            } => json!({
-                "type": "game_refused", "game": number, "by": side_word(*by),
-                "code": serde_json::to_value(code).unwrap_or(Value::Null), "why": why,
-            }),
-            Event::GameStarted(info) => json!({
-                "type": "game_started", "game": info.number, "role": info.role.to_string(),
-                "white": info.name_of(Color::White), "black": info.name_of(Color::Black),
-                "our_color": info.our_color.to_string(), "minutes": info.minutes,
-                "move_limit": info.move_limit, "fen": info.start.to_fen(),
-            }),
-            Event::MovePlayed(played) => {
-                if let Some(view) = self.games.get_mut(&key) {
-                    view.position = played.position;
-                }
-                json!({
-                    "type": "move", "game": played.number, "ply": played.ply,
-                    "by": side_word(played.by), "color": played.color.to_string(),
-                    "move": played.text, "seconds": played.seconds,
-                    "fen": played.position.to_fen(),
-                })
-            }
-            Event::ChatReceived(text) => json!({"type": "chat", "dir": "in", "text": text}),
-            Event::ChatSent(text) => json!({"type": "chat", "dir": "out", "text": text}),
-            Event::TakeBackRequested {
-                number,
-                ply,
-                move_number,
-                color,
-            } => json!({
-                "type": "take_back_requested", "game": number, "ply": ply,
-                "move_number": move_number, "color": color.to_string(),
-            }),
-            Event::TakeBackDone {
-                number,
-                requested_by,
-                ply,
-                position,
-            } => json!({
-                "type": "take_back", "game": number, "by": side_word(*requested_by),
-                "ply": ply, "fen": position.to_fen(),
-            }),
-            Event::TakeBackRefused {
-                number,
-                requested_by,
-                code,
-            } => json!({
-                "type": "take_back_refused", "game": number, "by": side_word(*requested_by),
-                "code": serde_json::to_value(code).unwrap_or(Value::Null),
-            }),
-            Event::EndPending { reason, stop } => json!({
-                "type": "end_pending",
-                "reason": serde_json::to_value(reason).unwrap_or(Value::Null), "stop": stop,
-            }),
-            Event::Violation(violation) => json!({
-                "type": "violation", "what": violation.what,
-                "raw": violation.raw.as_ref().map(|raw| raw.to_string()),
-                "told": violation.told, "action": action_words(violation.action),
-            }),
-            Event::PlayerError(error) => json!({"type": "player_error", "error": error}),
-            Event::GameOver(record) => game_over_json(record),
-            Event::RecordSaved { number, path } => {
-                json!({"type": "record_saved", "game": number, "path": path.display().to_string()})
-            }
-            Event::RecordFailed { number, error } => {
-                json!({"type": "record_failed", "game": number, "error": error})
-            }
-            Event::CommandRejected { command, why } => {
-                json!({"type": "command_rejected", "command": command, "why": why})
-            }
-            Event::Closed(reason) => json!({"type": "closed", "reason": reason.to_string()}),
-            _ => return None,
-        })
-    }
-}
-
-/// A finished game as JSON.
-fn game_over_json(record: &GameRecord) -> Value {
-    let moves = record.start.line_texts(&record.moves);
-    json!({
-        "type": "game_over", "game": record.number, "white": record.white,
-        "black": record.black, "result": record.result.as_str(),
-        "termination": record.termination.to_string(), "moves": moves,
-    })
 }
 
 /// `us` or `the peer`.
@@ -575,41 +460,6 @@ fn who(side: Side) -> &'static str {
     match side {
         Side::Us => "us",
         Side::Peer => "the peer",
-    }
-}
-
-fn side_word(side: Side) -> &'static str {
-    match side {
-        Side::Us => "us",
-        Side::Peer => "peer",
-    }
-}
-
-fn action_words(action: ViolationAction) -> &'static str {
-    match action {
-        ViolationAction::Ignored => "ignored",
-        ViolationAction::Answered => "answered",
-        ViolationAction::EndedGame => "game ended",
-        ViolationAction::Closed => "connection closed",
-        ViolationAction::Tolerated => "tolerated",
-    }
-}
-
-fn backacc_words(code: BackAccCode) -> &'static str {
-    match code {
-        BackAccCode::Accepted => "accepted",
-        BackAccCode::NotSupported => "take-back not supported",
-        BackAccCode::Declined => "declined",
-    }
-}
-
-/// A GAMEEND reason in words.
-pub(crate) fn reason_words(reason: EndReason) -> &'static str {
-    match reason {
-        EndReason::NoReason => "no reason given",
-        EndReason::GiveUp => "giving up",
-        EndReason::Draw => "claiming a draw",
-        EndReason::Win => "claiming a win",
     }
 }
 
