@@ -133,8 +133,8 @@ pub use event::{
 pub use machine::{Incoming, Input, Machine, Output, PhaseKind, ThinkRequest};
 pub use monitor::Monitor;
 pub use player::{
-    ClockState, FirstLegalPlayer, GameInfo, Player, RandomPlayer, ScriptedPlayer, StopSignal,
-    TakeBackPolicy,
+    ChannelPlayer, ClockState, FirstLegalPlayer, GameInfo, MoveRequest, Player, RandomPlayer,
+    ScriptedPlayer, StopSignal, TakeBackPolicy,
 };
 pub use record::{GameRecord, Termination};
 pub use server::{DEFAULT_PORT, ServerConfig, ServerEvent, ServerReport, serve, serve_on};

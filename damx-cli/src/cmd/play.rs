@@ -6,7 +6,7 @@
 //! ([`damx_session::play_loopback`]). Against another program, `--connect` or `--listen`
 //! reaches it and `--role` says who asks for the game.
 //!
-//! The person is a [`Player`] ([`Human`]) whose moves come from this thread: when the session
+//! The person is a [`ChannelPlayer`] whose moves come from this thread: when the session
 //! asks for a move, the request comes here, the board and a prompt are shown, and the typed
 //! move goes back. Everything typed is read line by line from standard input by a thread of
 //! its own, so the session goes on (the peer's chat, a take-back request) while the person
@@ -19,12 +19,12 @@ use std::io::{BufRead, Write};
 use std::thread;
 use std::time::Duration;
 
-use crossbeam_channel::{Receiver, Sender, bounded, never, select, unbounded};
-use damx_rules::{Game, Move, MoveTextErrorKind, Position};
+use crossbeam_channel::{Receiver, never, select, unbounded};
+use damx_rules::{Move, MoveTextErrorKind, Position};
 use damx_session::{
-    ClockState, Control, EndReason, EnginePlayer, EnginePlayerOptions, Event, FollowerConfig,
-    LoopbackSide, Player, RecordOptions, SessionConfig, SessionReport, StopSignal, TakeBackPolicy,
-    accept, connect, play_loopback, run_session,
+    ChannelPlayer, Control, EndReason, EnginePlayer, EnginePlayerOptions, Event, FollowerConfig,
+    LoopbackSide, MoveRequest, RecordOptions, SessionConfig, SessionReport, accept, connect,
+    play_loopback, run_session,
 };
 
 use crate::args::{ColorChoice, RoleChoice};
@@ -76,57 +76,10 @@ commands:
   yes / no                 answer the opponent's request to take back moves
   help                     this list";
 
-/// A request for the person's move.
-struct Turn {
-    game: Game,
-    clock: ClockState,
-    reply: Sender<Option<Move>>,
-    stop: StopSignal,
-}
-
-/// The person at the terminal as a session's player.
-struct Human {
-    name: String,
-    turns: Sender<Turn>,
-}
-
-impl Player for Human {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn choose_move(&mut self, game: &Game, clock: &ClockState, stop: &StopSignal) -> Option<Move> {
-        let (reply, answer) = bounded(1);
-        let turn = Turn {
-            game: game.clone(),
-            clock: *clock,
-            reply,
-            stop: stop.clone(),
-        };
-        if self.turns.send(turn).is_err() {
-            return None;
-        }
-        loop {
-            match answer.recv_timeout(Duration::from_millis(50)) {
-                Ok(mv) => return mv,
-                Err(crossbeam_channel::RecvTimeoutError::Timeout) if !stop.is_stopped() => {}
-                Err(_) => return None,
-            }
-        }
-    }
-
-    fn take_back_policy(&self) -> TakeBackPolicy {
-        TakeBackPolicy::Ask
-    }
-}
-
 /// Plays.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
-    let (turns_tx, turns) = unbounded::<Turn>();
-    let human = Box::new(Human {
-        name: config.name.clone(),
-        turns: turns_tx,
-    });
+    let (human, turns) = ChannelPlayer::new(config.name.clone());
+    let human = Box::new(human);
     let initiator = config.peer.is_none() || config.role == RoleChoice::Initiator;
     let mut session = if initiator {
         let openings: Vec<Position> = config.start.into_iter().collect();
@@ -240,7 +193,7 @@ struct Ui<'a> {
     out: &'a mut dyn Write,
     show: Show,
     /// The move asked for, while it is the person's turn.
-    turn: Option<Turn>,
+    turn: Option<MoveRequest>,
     /// The captures an ambiguous text fitted, waiting for a number.
     choice: Vec<Move>,
     /// The opponent asked to take back moves and waits for yes or no.
@@ -276,7 +229,7 @@ impl<'a> Ui<'a> {
     }
 
     /// Runs until the session is over (its events channel closes).
-    fn run(&mut self, events: &Receiver<Event>, turns: &Receiver<Turn>) {
+    fn run(&mut self, events: &Receiver<Event>, turns: &Receiver<MoveRequest>) {
         let mut lines = read_lines();
         loop {
             select! {
@@ -366,12 +319,8 @@ impl<'a> Ui<'a> {
     }
 
     /// The person's turn, if it is still asked for.
-    fn current_turn(&mut self) -> Option<&Turn> {
-        if self
-            .turn
-            .as_ref()
-            .is_some_and(|turn| turn.stop.is_stopped())
-        {
+    fn current_turn(&mut self) -> Option<&MoveRequest> {
+        if self.turn.as_ref().is_some_and(|turn| turn.is_withdrawn()) {
             self.turn = None;
         }
         self.turn.as_ref()
@@ -485,11 +434,8 @@ impl<'a> Ui<'a> {
     }
 
     fn play(&mut self, mv: Move) {
-        match self.turn.take() {
-            Some(turn) if !turn.stop.is_stopped() => {
-                let _ = turn.reply.send(Some(mv));
-            }
-            _ => self.say("it is not your turn any more"),
+        if !self.turn.take().is_some_and(|turn| turn.answer(Some(mv))) {
+            self.say("it is not your turn any more");
         }
     }
 }
