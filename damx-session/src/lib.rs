@@ -117,7 +117,7 @@ pub mod tournament;
 
 pub use config::{
     DEFAULT_MAX_MINUTES, FollowerConfig, GameFilter, GameSettings, InitiatorConfig, NoiseBudget,
-    PdnTarget, RecordOptions, Role, RoleConfig, SessionConfig, Timeouts,
+    PdnTarget, RecordOptions, Role, RoleConfig, SeriesColors, SessionConfig, Timeouts,
 };
 pub use connection::{Connection, ConnectionOptions, Transcript};
 pub use damx_rules::GameResult;

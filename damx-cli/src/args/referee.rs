@@ -179,10 +179,7 @@ impl SeriesArgs {
                 let path = Path::new(file);
                 let text =
                     std::fs::read_to_string(path).map_err(|e| Error::file("read", path, e))?;
-                let pdn = path
-                    .extension()
-                    .is_some_and(|ext| ext.eq_ignore_ascii_case("pdn"));
-                Opening::parse(&text, pdn)
+                Opening::read(&text)
                     .map_err(|error| Error::Invalid(format!("{}: {error}", path.display())))?
             }
         };

@@ -14,7 +14,7 @@ use damx_engine::Limits;
 use damx_rules::{Color, Position};
 use damx_session::{
     DEFAULT_PORT, EnginePlayerOptions, FollowerConfig, GameFilter, PdnTarget, RecordOptions,
-    SessionConfig, Timeouts,
+    SeriesColors, SessionConfig, Timeouts,
 };
 
 use super::hub::{LocalPlayer, parse_local_player};
@@ -196,13 +196,12 @@ pub(crate) enum ColorChoice {
 }
 
 impl ColorChoice {
-    /// Our colour in game `index` (0-based).
-    pub(crate) fn color(self, index: usize) -> Color {
+    /// Our colours through the series.
+    pub(crate) fn series(self) -> SeriesColors {
         match self {
-            ColorChoice::White => Color::White,
-            ColorChoice::Black => Color::Black,
-            ColorChoice::Alternate if index.is_multiple_of(2) => Color::White,
-            ColorChoice::Alternate => Color::Black,
+            ColorChoice::White => SeriesColors::Fixed(Color::White),
+            ColorChoice::Black => SeriesColors::Fixed(Color::Black),
+            ColorChoice::Alternate => SeriesColors::Alternate(Color::White),
         }
     }
 }

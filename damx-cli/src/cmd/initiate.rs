@@ -10,10 +10,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use damx_rules::{Position, pdn};
+use damx_rules::Position;
+use damx_session::tournament::Opening;
 use damx_session::{
-    EnginePlayerOptions, GameSettings, InitiatorConfig, RoleConfig, SessionConfig, accept, connect,
-    run_session,
+    EnginePlayerOptions, InitiatorConfig, RoleConfig, SessionConfig, accept, connect, run_session,
 };
 
 use crate::args::ColorChoice;
@@ -67,9 +67,9 @@ pub(crate) struct Config {
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     crate::session::check_records(&config.session.records)?;
     let openings = load_openings(&config.openings)?;
-    let plan = plan(
+    let plan = InitiatorConfig::series_with(
         config.games,
-        config.color,
+        config.color.series(),
         config.minutes,
         config.move_limit,
         &openings,
@@ -149,31 +149,6 @@ pub(crate) fn failed_before_connection(
     }
 }
 
-/// The games to ask for: our colour by `color`; with openings, each played twice in a row
-/// with colours swapped when the colours alternate, else once each; the list is cycled.
-pub(crate) fn plan(
-    games: u32,
-    color: ColorChoice,
-    minutes: u16,
-    move_limit: u16,
-    openings: &[Position],
-) -> InitiatorConfig {
-    let per_opening = if color == ColorChoice::Alternate {
-        2
-    } else {
-        1
-    };
-    let games = (0..games as usize)
-        .map(|index| GameSettings {
-            our_color: color.color(index),
-            minutes,
-            move_limit,
-            start: (!openings.is_empty()).then(|| openings[(index / per_opening) % openings.len()]),
-        })
-        .collect();
-    InitiatorConfig { games }
-}
-
 /// The start positions the options ask for (empty: the normal start).
 fn load_openings(openings: &Openings) -> Result<Vec<Position>, Error> {
     Ok(match openings {
@@ -183,80 +158,10 @@ fn load_openings(openings: &Openings) -> Result<Vec<Position>, Error> {
             .iter()
             .map(|ballot| ballot.position)
             .collect(),
-        Openings::File(path) => {
-            let text = read_text(path)?;
-            let name = path.display();
-            let positions = if looks_like_pdn(&text) {
-                let games =
-                    pdn::parse_games(&text).map_err(|e| Error::Invalid(format!("{name}: {e}")))?;
-                let mut positions = Vec::with_capacity(games.len());
-                for (index, record) in games.iter().enumerate() {
-                    let game = record
-                        .to_game()
-                        .map_err(|e| Error::Invalid(format!("{name}: game {}: {e}", index + 1)))?;
-                    positions.push(*game.position());
-                }
-                positions
-            } else {
-                pdn::parse_fen_list(&text).map_err(|e| Error::Invalid(format!("{name}: {e}")))?
-            };
-            if let Some(index) = positions.iter().position(|p| !p.has_legal_move()) {
-                return Err(Error::Invalid(format!(
-                    "{name}: opening {} has no legal move",
-                    index + 1
-                )));
-            }
-            if positions.is_empty() {
-                return Err(Error::Invalid(format!("{name}: no opening in the file")));
-            }
-            positions
-        }
+        Openings::File(path) => Opening::read(&read_text(path)?)
+            .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?
+            .into_iter()
+            .map(|opening| opening.start.unwrap_or_else(Position::initial))
+            .collect(),
     })
-}
-
-/// Whether an openings file is PDN (tags or numbered moves) rather than a FEN list.
-fn looks_like_pdn(text: &str) -> bool {
-    text.lines()
-        .map(str::trim)
-        .find(|line| !line.is_empty() && !line.starts_with('#') && !line.starts_with('%'))
-        .is_some_and(|line| line.starts_with('[') || line.starts_with(|c: char| c.is_ascii_digit()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use damx_rules::Color;
-
-    /// Alternating colours play each opening twice; a fixed colour plays each once.
-    #[test]
-    fn the_plan_pairs_openings_with_colours() {
-        let a = Position::initial();
-        let b: Position = "B:W31-50:B1-20".parse().unwrap();
-        let plan = super::plan(4, ColorChoice::Alternate, 5, 0, &[a, b]);
-        let colors: Vec<Color> = plan.games.iter().map(|g| g.our_color).collect();
-        assert_eq!(
-            colors,
-            [Color::White, Color::Black, Color::White, Color::Black]
-        );
-        let starts: Vec<_> = plan.games.iter().map(|g| g.start).collect();
-        assert_eq!(starts, [Some(a), Some(a), Some(b), Some(b)]);
-        let plan = super::plan(3, ColorChoice::Black, 1, 40, &[a, b]);
-        assert!(plan.games.iter().all(|g| g.our_color == Color::Black));
-        let starts: Vec<_> = plan.games.iter().map(|g| g.start).collect();
-        assert_eq!(starts, [Some(a), Some(b), Some(a)]);
-        assert!(
-            super::plan(2, ColorChoice::White, 5, 0, &[])
-                .games
-                .iter()
-                .all(|g| g.start.is_none())
-        );
-    }
-
-    /// PDN is told from a FEN list by its first line.
-    #[test]
-    fn openings_files_are_recognised() {
-        assert!(looks_like_pdn("[Event \"x\"]\n1. 32-28 *"));
-        assert!(looks_like_pdn("\n1. 32-28 19-23 *"));
-        assert!(!looks_like_pdn("# ballots\nW:W31-50:B1-20\n"));
-    }
 }

@@ -23,8 +23,8 @@ use crossbeam_channel::{Receiver, never, select, unbounded};
 use damx_rules::{Move, MoveTextErrorKind, Position};
 use damx_session::{
     ChannelPlayer, Control, EndReason, EnginePlayer, EnginePlayerOptions, Event, FollowerConfig,
-    LoopbackSide, MoveRequest, RecordOptions, SessionConfig, SessionReport, accept, connect,
-    play_loopback, run_session,
+    InitiatorConfig, LoopbackSide, MoveRequest, RecordOptions, SessionConfig, SessionReport,
+    accept, connect, play_loopback, run_session,
 };
 
 use crate::args::{ColorChoice, RoleChoice};
@@ -32,7 +32,7 @@ use crate::error::Error;
 use crate::session::{Peer, on_interrupt, session_error, verdict};
 
 use super::follow::CONNECT_TIMEOUT;
-use super::initiate::{failed_before_connection, plan, stopped_before_connection};
+use super::initiate::{failed_before_connection, stopped_before_connection};
 use super::show::{Options, Show};
 
 /// What `damx play` does.
@@ -83,9 +83,9 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     let initiator = config.peer.is_none() || config.role == RoleChoice::Initiator;
     let mut session = if initiator {
         let openings: Vec<Position> = config.start.into_iter().collect();
-        SessionConfig::initiator(plan(
+        SessionConfig::initiator(InitiatorConfig::series_with(
             config.games,
-            config.color,
+            config.color.series(),
             config.minutes,
             config.move_limit,
             &openings,

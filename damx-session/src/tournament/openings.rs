@@ -5,6 +5,7 @@
 //! - [`Opening::parse`]: a file of FEN lines (one position a line, `#` comments; the engine's
 //!   ballot file reads as one) or a PDN file (each game's position after its moves, labelled
 //!   by the moves when the game starts normally, else by the FEN of that position).
+//! - [`Opening::read`]: either file, told apart by its content.
 //! - [`Opening::initial`]: the normal start, labelled `start`, sent as a GAMEREQ of type `A`.
 //!
 //! A label is one word (no blanks), so that it fits the event stream.
@@ -75,6 +76,22 @@ impl Opening {
                 start: Some(ballot.position),
             })
             .collect()
+    }
+
+    /// The openings of a file's text, PDN games or FEN lines, told apart by the first line
+    /// that is not blank or a comment: a PDN tag (`[`) or a move number starts PDN.
+    ///
+    /// # Errors
+    /// As [`Opening::parse`].
+    pub fn read(text: &str) -> Result<Vec<Opening>, OpeningsError> {
+        let pdn = text
+            .lines()
+            .map(str::trim)
+            .find(|line| !line.is_empty() && !line.starts_with('#') && !line.starts_with('%'))
+            .is_some_and(|line| {
+                line.starts_with('[') || line.starts_with(|c: char| c.is_ascii_digit())
+            });
+        Opening::parse(text, pdn)
     }
 
     /// The openings of a file's text: PDN games when `pdn` is true, else FEN lines.
@@ -168,5 +185,17 @@ mod tests {
         assert!(Opening::parse("", false).is_err());
         let error = Opening::parse("W:W31-50:B1-20\nW:W51\n", false).unwrap_err();
         assert!(error.to_string().contains("line 2"), "{error}");
+        assert_eq!(
+            Opening::read(pdn).unwrap(),
+            Opening::parse(pdn, true).unwrap()
+        );
+        assert_eq!(
+            Opening::read("\n1. 32-28 19-23 *").unwrap(),
+            Opening::parse("1. 32-28 19-23 *", true).unwrap()
+        );
+        assert_eq!(
+            Opening::read(fens).unwrap(),
+            Opening::parse(fens, false).unwrap()
+        );
     }
 }
