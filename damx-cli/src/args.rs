@@ -239,7 +239,9 @@ Against the built-in engine (the default) the game is a real DXP game over 127.0
 moves as 32-28, 28x19 or a capture's landing path (27x38x49); a text that fits several \
 captures lists them and asks which. Commands: moves, board, undo, chat TEXT, resign, draw \
 (ends the game claiming a draw: DXP has no draw offer), quit, and yes/no to the opponent's \
-take-back request; `help` lists them. Games are saved in games/ unless --pdn says otherwise.";
+take-back request; `help` lists them. Games are saved in games/ unless --pdn says otherwise. \
+The built-in engine takes 1 second a move unless --depth or --time says otherwise; your DXP \
+name is your user name unless --name says otherwise.";
 
 const PROXY_EXAMPLES: &str = "\
 Examples:
@@ -261,8 +263,9 @@ Examples:
 
 Two engines play over a real DXP connection on 127.0.0.1: one is the Initiator, the other the \
 Follower on a free port. Each move is one line; the board and both clocks come every --board \
-moves. Games are saved in games/ (one PDN file a game) unless --pdn says otherwise. Ctrl-C \
-ends the game properly and saves it; a second Ctrl-C aborts.";
+moves (10 unless --board says otherwise). Each engine takes 0.2 seconds a move unless --depth, \
+--time or --minutes says otherwise. Games are saved in games/ (one PDN file a game) unless \
+--pdn says otherwise. Ctrl-C ends the game properly and saves it; a second Ctrl-C aborts.";
 
 const FOLLOW_EXAMPLES: &str = "\
 Examples:

@@ -418,6 +418,9 @@ impl InitiateArgs {
 
 // ---- demo -----------------------------------------------------------------------------------
 
+/// Where `demo` and `play` save their games when no `--pdn` is given.
+const DEFAULT_PDN: &str = "games";
+
 /// The time a move of the demo takes when nothing else is asked for.
 const DEMO_MOVE_TIME: Duration = Duration::from_millis(200);
 
@@ -432,13 +435,8 @@ pub(crate) struct DemoArgs {
     #[arg(long, value_name = "M", value_parser = clap::value_parser!(u16).range(1..=999), conflicts_with_all = ["depth", "time"])]
     minutes: Option<u16>,
 
-    /// Search each move this many plies deep [default: 0.2 seconds a move]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=127))]
-    depth: Option<u32>,
-
-    /// Search each move for this many seconds (decimals allowed) [default: 0.2]
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-    time: Option<Duration>,
+    #[command(flatten)]
+    strength: StrengthArgs,
 
     #[command(flatten)]
     engine: EngineArgs,
@@ -447,29 +445,11 @@ pub(crate) struct DemoArgs {
     #[arg(long, value_name = "MS", default_value_t = 100)]
     pace: u64,
 
-    /// Save the games as PDN: a file ending in .pdn gets every game appended, anything else is
-    /// a directory with one file per game
-    #[arg(long, value_name = "PATH", default_value = "games")]
-    pdn: PathBuf,
+    #[command(flatten)]
+    records: RecordArgs,
 
-    /// Log every frame the Initiator sends and receives as JSON lines to this file
-    #[arg(long, value_name = "FILE")]
-    transcript: Option<PathBuf>,
-
-    /// Draw the board after every N-th move (plies); alone, after every move
-    #[arg(
-        long,
-        value_name = "N",
-        num_args = 0..=1,
-        default_missing_value = "1",
-        default_value_t = 10,
-        value_parser = clap::value_parser!(u32).range(1..)
-    )]
-    board: u32,
-
-    /// Print the events as JSON lines instead of text
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    show: ShowArgs,
 }
 
 impl DemoArgs {
@@ -477,16 +457,11 @@ impl DemoArgs {
     pub(crate) fn into_config(self) -> cmd::demo::Config {
         let fixed = match self.minutes {
             Some(_) => None,
-            None => Some(
-                Limits::fixed(self.depth, None, self.time)
-                    .unwrap_or_else(|| Limits::move_time(DEMO_MOVE_TIME)),
-            ),
+            None => self
+                .strength
+                .limits(Some(Limits::move_time(DEMO_MOVE_TIME))),
         };
-        let records = RecordArgs {
-            pdn: Some(self.pdn),
-            transcript: self.transcript,
-        }
-        .records(None);
+        let records = self.records.records(Some(DEFAULT_PDN));
         let player = |name: &str| EnginePlayerOptions {
             name: name.to_owned(),
             engine: self.engine.options(),
@@ -502,11 +477,7 @@ impl DemoArgs {
             follower: player("damx follower"),
             frame_gap: Duration::from_millis(self.pace),
             records,
-            show: cmd::show::Options {
-                json: self.json,
-                board_every: Some(self.board as usize),
-                numbered: false,
-            },
+            show: self.show.show(Some(10)),
         }
     }
 }
@@ -551,33 +522,17 @@ pub(crate) struct PlayArgs {
     #[arg(long, value_name = "FEN", value_parser = parse_position)]
     start: Option<Position>,
 
-    /// Your DXP name
-    #[arg(long, value_name = "NAME")]
-    name: Option<String>,
-
-    /// The built-in engine's search depth a move [default: 1 second a move]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=127))]
-    depth: Option<u32>,
-
-    /// The built-in engine's time a move in seconds (decimals allowed)
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-    time: Option<Duration>,
+    #[command(flatten)]
+    strength: StrengthArgs,
 
     #[command(flatten)]
     engine: EngineArgs,
 
-    /// The least gap between two frames, in milliseconds
-    #[arg(long, value_name = "MS", default_value_t = 100)]
-    pace: u64,
+    #[command(flatten)]
+    dxp: DxpArgs,
 
-    /// Save each game as PDN: a file ending in .pdn gets every game appended, anything else is
-    /// a directory with one file per game
-    #[arg(long, value_name = "PATH", default_value = "games")]
-    pdn: PathBuf,
-
-    /// Log every frame in and out as JSON lines to this file (appended)
-    #[arg(long, value_name = "FILE")]
-    transcript: Option<PathBuf>,
+    #[command(flatten)]
+    records: RecordArgs,
 }
 
 /// The time a move of the built-in engine takes in `play` when nothing else is asked for.
@@ -586,23 +541,18 @@ const PLAY_MOVE_TIME: Duration = Duration::from_secs(1);
 impl PlayArgs {
     /// The validated configuration.
     pub(crate) fn into_config(self) -> cmd::play::Config {
-        let strength = StrengthArgs {
-            depth: self.depth,
-            time: self.time,
-        };
         let engine = engine_player(
             "damx",
             &self.engine,
-            &strength,
+            &self.strength,
             Some(Limits::move_time(PLAY_MOVE_TIME)),
         );
-        let records = RecordArgs {
-            pdn: Some(self.pdn),
-            transcript: self.transcript,
-        }
-        .records(None);
-        let name = self
+        let records = self.records.records(Some(DEFAULT_PDN));
+        let mut session = SessionConfig::default();
+        self.dxp.apply(&mut session);
+        let name = session
             .name
+            .take()
             .or_else(|| {
                 std::env::var("USER")
                     .ok()
@@ -619,8 +569,7 @@ impl PlayArgs {
             start: self.start,
             name,
             engine,
-            frame_gap: Duration::from_millis(self.pace),
-            records,
+            session: SessionConfig { records, ..session },
         }
     }
 }

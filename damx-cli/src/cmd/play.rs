@@ -17,14 +17,13 @@
 
 use std::io::{BufRead, Write};
 use std::thread;
-use std::time::Duration;
 
 use crossbeam_channel::{Receiver, never, select, unbounded};
 use damx_rules::{Move, MoveTextErrorKind, Position};
 use damx_session::{
     ChannelPlayer, Control, EndReason, EnginePlayer, EnginePlayerOptions, Event, FollowerConfig,
-    InitiatorConfig, LoopbackSide, MoveRequest, RecordOptions, SessionConfig, SessionReport,
-    accept, connect, play_loopback, run_session,
+    InitiatorConfig, LoopbackSide, MoveRequest, RoleConfig, SessionConfig, SessionReport, accept,
+    connect, play_loopback, run_session,
 };
 
 use crate::args::{ColorChoice, RoleChoice};
@@ -56,10 +55,8 @@ pub(crate) struct Config {
     pub(crate) name: String,
     /// The built-in engine.
     pub(crate) engine: EnginePlayerOptions,
-    /// The least gap between frames.
-    pub(crate) frame_gap: Duration,
-    /// Records of the person's session.
-    pub(crate) records: RecordOptions,
+    /// The person's session: frame gap, time-outs, records (its role and name are set here).
+    pub(crate) session: SessionConfig,
 }
 
 /// The commands, as `help` shows them.
@@ -81,9 +78,10 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     let (human, turns) = ChannelPlayer::new(config.name.clone());
     let human = Box::new(human);
     let initiator = config.peer.is_none() || config.role == RoleChoice::Initiator;
-    let mut session = if initiator {
+    let mut session = config.session.clone();
+    session.role = if initiator {
         let openings: Vec<Position> = config.start.into_iter().collect();
-        SessionConfig::initiator(InitiatorConfig::series_with(
+        RoleConfig::Initiator(InitiatorConfig::series_with(
             config.games,
             config.color.series(),
             config.minutes,
@@ -91,11 +89,9 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             &openings,
         ))
     } else {
-        SessionConfig::follower(FollowerConfig::default())
+        RoleConfig::Follower(FollowerConfig::default())
     };
     session.name = Some(config.name.clone());
-    session.frame_gap = config.frame_gap;
-    session.records = config.records.clone();
 
     let (control, commands) = Control::new();
     let (events_tx, events) = unbounded::<Event>();
@@ -158,7 +154,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             let (engine_control, engine_commands) =
                 engine_control.expect("the built-in engine has a control");
             let engine_config = SessionConfig {
-                frame_gap: config.frame_gap,
+                frame_gap: session.frame_gap,
                 ..SessionConfig::default()
             };
             let engine = LoopbackSide {
