@@ -57,6 +57,7 @@ use damx_rules::Position;
 use damx_session::tournament::spec::parse_seconds;
 
 use crate::cmd;
+use crate::cmd::analyse::Subject;
 use crate::input::Source;
 use crate::log::Level;
 
@@ -627,15 +628,6 @@ impl BenchArgs {
             json: self.json,
         }
     }
-}
-
-/// What `analyse` looks at: a position given on the command line, or a PDN file.
-#[derive(Debug, Clone)]
-pub(crate) enum Subject {
-    /// A FEN or `startpos`.
-    Position(Position),
-    /// A PDN file (`-` for standard input).
-    Pdn(PathBuf),
 }
 
 /// `startpos` or a FEN.

@@ -6,6 +6,7 @@
 //! output fails, the search is stopped through its stop signal rather than left running.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -13,13 +14,21 @@ use damx_engine::{Engine, EngineOptions, Limits, Progress as Iteration, StopSign
 use damx_rules::{Game, Position, pdn};
 use serde::Serialize;
 
-use crate::args::Subject;
 use crate::error::Error;
 use crate::input::read_text;
 use crate::log::info;
 use crate::progress::Progress;
 
 use super::ScoreJson;
+
+/// What `analyse` looks at: a position given on the command line, or a PDN file.
+#[derive(Debug, Clone)]
+pub(crate) enum Subject {
+    /// A FEN or `startpos`.
+    Position(Position),
+    /// A PDN file (`-` for standard input).
+    Pdn(PathBuf),
+}
 
 /// What to analyse and how.
 #[derive(Debug)]
