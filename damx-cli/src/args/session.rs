@@ -170,9 +170,9 @@ pub(crate) struct ShowArgs {
 impl ShowArgs {
     /// The display options; `default_board` when no `--board` is given (`-v` draws one after
     /// every move).
-    fn show(&self, default_board: Option<u32>) -> cmd::show::Options {
+    fn show(&self, default_board: Option<u32>) -> crate::show::Options {
         let verbose = crate::log::enabled(crate::log::Level::Verbose);
-        cmd::show::Options {
+        crate::show::Options {
             json: self.json,
             board_every: self
                 .board

@@ -21,7 +21,7 @@ use damx_session::{
 use crate::error::Error;
 use crate::session::{on_interrupt, session_error, verdict};
 
-use super::show::{Options, Show};
+use crate::show::{Options, Show};
 
 /// What `damx demo` does.
 #[derive(Debug)]

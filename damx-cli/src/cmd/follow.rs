@@ -23,7 +23,7 @@ use crate::error::Error;
 use crate::log::info;
 use crate::session::{Peer, on_interrupt, session_error, verdict};
 
-use super::show::{Options, Show};
+use crate::show::{Options, Show};
 
 /// How long a connection may take to be made.
 pub(crate) const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);

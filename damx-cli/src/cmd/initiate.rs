@@ -23,7 +23,7 @@ use crate::log::info;
 use crate::session::{Peer, session_error, verdict};
 
 use super::follow::{CONNECT_TIMEOUT, drive};
-use super::show::{Options, Show};
+use crate::show::{Options, Show};
 
 /// Where the games start.
 #[derive(Debug)]

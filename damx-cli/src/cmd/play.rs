@@ -32,7 +32,7 @@ use crate::session::{Peer, on_interrupt, session_error, verdict};
 
 use super::follow::CONNECT_TIMEOUT;
 use super::initiate::{failed_before_connection, stopped_before_connection};
-use super::show::{Options, Show};
+use crate::show::{Options, Show};
 
 /// What `damx play` does.
 #[derive(Debug)]

@@ -273,7 +273,7 @@ impl Log {
         } else {
             // What the programs sent is data: no control character reaches the terminal, and
             // a line break in a chat cannot start a line of its own.
-            writeln!(out, "{}", super::show::escaped(&text()))
+            writeln!(out, "{}", crate::show::escaped(&text()))
         };
         written.and_then(|()| out.flush()).map_err(Error::stdout)
     }

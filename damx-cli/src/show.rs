@@ -38,7 +38,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use damx_rules::{Color, Position};
-use damx_session::{Direction, Event, GameInfo, ServerEvent, Side, ViolationAction};
+use damx_session::{Direction, Event, GameInfo, MovePlayed, ServerEvent, Side, ViolationAction};
 use serde_json::{Value, json};
 
 use crate::log::{self, Level, note, problem};
@@ -283,7 +283,6 @@ impl Show {
 
     /// The event as text lines (empty: nothing to show).
     fn event_text(&mut self, key: u64, event: &Event) -> String {
-        let mut text = String::new();
         // `-q`: only what ends games, what goes wrong, and where records go.
         if !log::enabled(Level::Normal)
             && !matches!(
@@ -295,163 +294,155 @@ impl Show {
                     | Event::GameRefused { .. }
             )
         {
-            return text;
+            return String::new();
         }
-        let board_every = self
-            .options
-            .board_every
-            .filter(|_| log::enabled(Level::Normal));
-        let numbered = self.options.numbered;
-        match event {
-            Event::Connected { peer } => match peer {
-                Some(peer) => text = format!("connected to {peer}"),
-                None => text = "connected".to_owned(),
-            },
-            Event::Frame { dir, text: frame } if log::enabled(Level::Debug) => {
-                let arrow = match dir {
-                    Direction::In => "<",
-                    Direction::Out => ">",
-                };
-                text = format!("{arrow} {frame}");
-            }
-            Event::GameRequested { number, settings } if log::enabled(Level::Verbose) => {
-                text = format!(
-                    "asking for game {number}: we play {}, {}, {}",
-                    settings.our_color,
-                    clock_words(settings.minutes),
-                    limit_words(Some(settings.move_limit).filter(|&n| n > 0))
-                );
-            }
-            Event::GameRefused {
-                number,
-                by,
-                code,
-                why,
-            } => {
-                text = format!(
-                    "game {number} refused by {}: {}{}",
-                    who(*by),
-                    code,
-                    why.as_ref()
-                        .map(|why| format!(" ({why})"))
-                        .unwrap_or_default()
-                );
-            }
-            Event::GameStarted(info) => {
-                let white = escaped(info.name_of(Color::White));
-                let black = escaped(info.name_of(Color::Black));
-                let start = if info.start == Position::initial() {
-                    "normal start".to_owned()
-                } else {
-                    format!("start {}", info.start.to_fen())
-                };
-                text = format!(
-                    "game {}: {white} (white) - {black} (black), {}, {}, {start}",
-                    info.number,
-                    clock_words(info.minutes),
-                    limit_words(info.move_limit)
-                );
-                if board_every.is_some() {
-                    let view = &self.games[&key];
-                    text.push('\n');
-                    text.push_str(&board_text(view, numbered));
-                }
-            }
-            Event::MovePlayed(played) => {
-                if let Some(view) = self.games.get_mut(&key) {
-                    // The session's measure: the peer's time starts when our move was sent.
-                    let spent = played.time;
-                    view.used[played.color.index()] += spent;
-                    view.position = played.position;
-                    let number = (played.ply
-                        + usize::from(view.info.start.side_to_move() == Color::Black))
-                    .div_ceil(2);
-                    let dots = if played.color == Color::White {
-                        ".  "
-                    } else {
-                        "..."
-                    };
-                    let name = escaped(view.info.name_of(played.color));
-                    text = format!(
-                        "{number:>4}{dots} {:<12} {name:<20} {:>6.2} s",
-                        played.text,
-                        spent.as_secs_f64()
-                    );
-                    if board_every.is_some_and(|every| played.ply % every == 0) {
-                        text.push('\n');
-                        text.push_str(&board_text(view, numbered));
-                    }
-                }
-            }
-            Event::ChatReceived(chat) => text = format!("chat from the peer: {}", escaped(chat)),
-            Event::ChatSent(chat) => text = format!("chat to the peer: {}", escaped(chat)),
-            Event::TakeBackRequested {
-                move_number, color, ..
-            } => {
-                text = format!(
-                    "the peer asks to take back to move {move_number} with {color} to move"
-                );
-            }
-            Event::TakeBackDone {
-                requested_by,
-                ply,
-                position,
-                ..
-            } => {
-                text = format!(
-                    "taken back to ply {ply} (asked by {}), {} to move",
-                    who(*requested_by),
-                    position.side_to_move()
-                );
+        let mut text = match event {
+            Event::GameStarted(info) => started_text(info),
+            Event::MovePlayed(played) => return self.move_text(key, played),
+            Event::TakeBackDone { position, .. } => {
                 if let Some(view) = self.games.get_mut(&key) {
                     view.position = *position;
-                    if board_every.is_some() {
-                        text.push('\n');
-                        text.push_str(&board_text(view, numbered));
-                    }
                 }
+                line_text(event)
             }
-            Event::TakeBackRefused {
-                requested_by, code, ..
-            } => {
-                text = format!(
-                    "take-back asked by {} refused: {}",
-                    who(*requested_by),
-                    code
-                );
-            }
-            Event::EndPending { reason, stop } => {
-                text = format!(
-                    "the game ends on our turn ({}{})",
-                    reason,
-                    if *stop { ", then we stop" } else { "" }
-                );
-            }
-            Event::Violation(violation) => {
-                text = format!("violation: {violation} ({})", violation.action);
-            }
-            Event::PlayerError(error) => text = format!("our player failed: {error}"),
-            Event::GameOver(record) => {
-                text = format!(
-                    "game {} over: {} ({})",
-                    record.number, record.result, record.termination
-                );
-                if let Some(view) = self.games.get(&key)
-                    && board_every.is_some()
-                {
-                    text.push('\n');
-                    text.push_str(&board_text(view, numbered));
-                }
-            }
-            Event::RecordSaved { path, .. } => text = format!("saved {}", path.display()),
-            Event::RecordFailed { number, error } => {
-                problem!("game {number} could not be saved: {error}");
-            }
-            Event::CommandRejected { command, why } => note!("cannot {command}: {why}"),
-            Event::Closed(reason) => text = format!("session over: {reason}"),
-            _ => {}
+            Event::GameOver(_) => line_text(event),
+            _ => return line_text(event),
+        };
+        // The board after the start, a take-back and the end.
+        if let Some(view) = self.games.get(&key)
+            && self.board_every().is_some()
+        {
+            text.push('\n');
+            text.push_str(&board_text(view, self.options.numbered));
         }
         text
+    }
+
+    /// Every how many plies the board is drawn, if at all.
+    fn board_every(&self) -> Option<usize> {
+        self.options
+            .board_every
+            .filter(|_| log::enabled(Level::Normal))
+    }
+
+    /// A move's line, with the board every so many plies; the clocks count its time.
+    fn move_text(&mut self, key: u64, played: &MovePlayed) -> String {
+        let board_every = self.board_every();
+        let Some(view) = self.games.get_mut(&key) else {
+            return String::new();
+        };
+        // The session's measure: the peer's time starts when our move was sent.
+        let spent = played.time;
+        view.used[played.color.index()] += spent;
+        view.position = played.position;
+        let number =
+            (played.ply + usize::from(view.info.start.side_to_move() == Color::Black)).div_ceil(2);
+        let dots = if played.color == Color::White {
+            ".  "
+        } else {
+            "..."
+        };
+        let name = escaped(view.info.name_of(played.color));
+        let mut text = format!(
+            "{number:>4}{dots} {:<12} {name:<20} {:>6.2} s",
+            played.text,
+            spent.as_secs_f64()
+        );
+        if board_every.is_some_and(|every| played.ply.is_multiple_of(every)) {
+            text.push('\n');
+            text.push_str(&board_text(view, self.options.numbered));
+        }
+        text
+    }
+}
+
+/// The line that announces a game.
+fn started_text(info: &GameInfo) -> String {
+    let white = escaped(info.name_of(Color::White));
+    let black = escaped(info.name_of(Color::Black));
+    let start = if info.start == Position::initial() {
+        "normal start".to_owned()
+    } else {
+        format!("start {}", info.start.to_fen())
+    };
+    format!(
+        "game {}: {white} (white) - {black} (black), {}, {}, {start}",
+        info.number,
+        clock_words(info.minutes),
+        limit_words(info.move_limit)
+    )
+}
+
+/// The one line of an event that needs nothing of the game shown (empty: nothing to show);
+/// a failed record and a rejected command go to the log instead.
+fn line_text(event: &Event) -> String {
+    match event {
+        Event::Connected { peer: Some(peer) } => format!("connected to {peer}"),
+        Event::Connected { peer: None } => "connected".to_owned(),
+        Event::Frame { dir, text } if log::enabled(Level::Debug) => {
+            let arrow = match dir {
+                Direction::In => "<",
+                Direction::Out => ">",
+            };
+            format!("{arrow} {text}")
+        }
+        Event::GameRequested { number, settings } if log::enabled(Level::Verbose) => format!(
+            "asking for game {number}: we play {}, {}, {}",
+            settings.our_color,
+            clock_words(settings.minutes),
+            limit_words(Some(settings.move_limit).filter(|&n| n > 0))
+        ),
+        Event::GameRefused {
+            number,
+            by,
+            code,
+            why,
+        } => format!(
+            "game {number} refused by {}: {code}{}",
+            who(*by),
+            why.as_ref()
+                .map(|why| format!(" ({why})"))
+                .unwrap_or_default()
+        ),
+        Event::ChatReceived(chat) => format!("chat from the peer: {}", escaped(chat)),
+        Event::ChatSent(chat) => format!("chat to the peer: {}", escaped(chat)),
+        Event::TakeBackRequested {
+            move_number, color, ..
+        } => format!("the peer asks to take back to move {move_number} with {color} to move"),
+        Event::TakeBackDone {
+            requested_by,
+            ply,
+            position,
+            ..
+        } => format!(
+            "taken back to ply {ply} (asked by {}), {} to move",
+            who(*requested_by),
+            position.side_to_move()
+        ),
+        Event::TakeBackRefused {
+            requested_by, code, ..
+        } => format!("take-back asked by {} refused: {code}", who(*requested_by)),
+        Event::EndPending { reason, stop } => format!(
+            "the game ends on our turn ({reason}{})",
+            if *stop { ", then we stop" } else { "" }
+        ),
+        Event::Violation(violation) => format!("violation: {violation} ({})", violation.action),
+        Event::PlayerError(error) => format!("our player failed: {error}"),
+        Event::GameOver(record) => format!(
+            "game {} over: {} ({})",
+            record.number, record.result, record.termination
+        ),
+        Event::RecordSaved { path, .. } => format!("saved {}", path.display()),
+        Event::RecordFailed { number, error } => {
+            problem!("game {number} could not be saved: {error}");
+            String::new()
+        }
+        Event::CommandRejected { command, why } => {
+            note!("cannot {command}: {why}");
+            String::new()
+        }
+        Event::Closed(reason) => format!("session over: {reason}"),
+        _ => String::new(),
     }
 }
 
