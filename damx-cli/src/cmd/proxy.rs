@@ -16,12 +16,12 @@
 //! summary counts them all).
 
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpStream};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
-use crossbeam_channel::{Sender, bounded, unbounded};
+use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use damx_session::monitor::{Finding, Monitor, Observation, Party};
 use damx_wire::{Framer, StreamError};
 use serde_json::{Value, json};
@@ -70,12 +70,44 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         json!({"type": "listening", "address": local.to_string()}),
         || format!("listening on {local}"),
     )?;
+    let (a, a_address) = wait_for_a(&listener, local)?;
+    drop(listener);
+    log.start = Instant::now();
+    let b = connect(&config.connect)?;
+    let b_address = b.peer_addr().ok();
+    log.line(
+        out,
+        json!({"type": "connected", "a": a_address.to_string(),
+               "b": b_address.map(|address| address.to_string())}),
+        || {
+            format!(
+                "A = {a_address} (connected to us), B = {} (we connected)",
+                b_address
+                    .map(|address| address.to_string())
+                    .unwrap_or_default()
+            )
+        },
+    )?;
+    let traffic = start_copying(&a, &b)?;
+    watch(traffic, &mut log, out)?;
+    log.summary(out)?;
+    if interrupted() {
+        return Err(Error::Interrupted);
+    }
+    match log.findings {
+        0 => Ok(()),
+        n => Err(Error::Peer(format!(
+            "{n} violation{} of the spec flagged above",
+            if n == 1 { "" } else { "s" }
+        ))),
+    }
+}
 
-    // Ctrl-C while waiting: stop waiting.
+/// Waits for program A on `listener`; Ctrl-C stops the wait.
+fn wait_for_a(listener: &TcpListener, local: SocketAddr) -> Result<(TcpStream, SocketAddr), Error> {
     let (stop_tx, stop) = unbounded::<()>();
-    let stop_waiting = stop_tx.clone();
     on_interrupt_saying("no longer waiting for a connection", move |_| {
-        let _ = stop_waiting.send(());
+        let _ = stop_tx.send(());
     });
     listener
         .set_nonblocking(true)
@@ -99,29 +131,16 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             return Err(Error::Interrupted);
         }
     };
-    drop(listener);
     let _ = a.set_nonblocking(false);
-    log.start = Instant::now();
-    let b = connect(&config.connect)?;
-    let b_address = b.peer_addr().ok();
-    log.line(
-        out,
-        json!({"type": "connected", "a": a_address.to_string(),
-               "b": b_address.map(|address| address.to_string())}),
-        || {
-            format!(
-                "A = {a_address} (connected to us), B = {} (we connected)",
-                b_address
-                    .map(|address| address.to_string())
-                    .unwrap_or_default()
-            )
-        },
-    )?;
+    Ok((a, a_address))
+}
+
+/// Copies A to B and B to A on threads of their own; what passes comes out of the channel.
+fn start_copying(a: &TcpStream, b: &TcpStream) -> Result<Receiver<Traffic>, Error> {
     let _ = a.set_nodelay(true);
     let _ = b.set_nodelay(true);
-
     // Ctrl-C from now on: shut both connections, which ends the copying.
-    let (shut_a, shut_b) = (clone(&a)?, clone(&b)?);
+    let (shut_a, shut_b) = (clone(a)?, clone(b)?);
     on_interrupt_saying("closing both connections", move |_| {
         let _ = shut_a.shutdown(Shutdown::Both);
         let _ = shut_b.shutdown(Shutdown::Both);
@@ -129,9 +148,14 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     // Bounded: a program that floods the other makes its copy wait for the log, not memory
     // grow.
     let (traffic_tx, traffic) = bounded::<Traffic>(TRAFFIC_KEPT);
-    spawn_copy(Party::A, clone(&a)?, clone(&b)?, traffic_tx.clone());
-    spawn_copy(Party::B, clone(&b)?, clone(&a)?, traffic_tx);
+    spawn_copy(Party::A, clone(a)?, clone(b)?, traffic_tx.clone());
+    spawn_copy(Party::B, clone(b)?, clone(a)?, traffic_tx);
+    Ok(traffic)
+}
 
+/// Frames what passes, has the monitor judge each frame and each end, and logs them, until
+/// both directions have ended.
+fn watch(traffic: Receiver<Traffic>, log: &mut Log, out: &mut dyn Write) -> Result<(), Error> {
     let mut monitor = Monitor::new();
     let mut framers = [Framer::new(), Framer::new()];
     let mut buffers = [BytesMut::new(), BytesMut::new()];
@@ -172,17 +196,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             }
         }
     }
-    log.summary(out)?;
-    if interrupted() {
-        return Err(Error::Interrupted);
-    }
-    match log.findings {
-        0 => Ok(()),
-        n => Err(Error::Peer(format!(
-            "{n} violation{} of the spec flagged above",
-            if n == 1 { "" } else { "s" }
-        ))),
-    }
+    Ok(())
 }
 
 fn index(party: Party) -> usize {
