@@ -153,10 +153,106 @@ impl Control {
 /// Where the session's connection comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Endpoint {
-    /// Connect to this address (IPv4 or IPv6).
-    Connect(SocketAddr),
+    /// Connect to the program listening at this address.
+    Connect(Address),
     /// Listen on this address and take the first connection.
-    Listen(SocketAddr),
+    Listen(Address),
+}
+
+/// `HOST:PORT` as a person writes it (`localhost:27531`, `192.168.1.20:27531`,
+/// `[::1]:27531`), checked for its form when read and resolved when used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Address {
+    host: String,
+    port: u16,
+}
+
+/// An address that does not read as `HOST:PORT`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddressError(String);
+
+impl std::fmt::Display for AddressError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for AddressError {}
+
+impl Address {
+    /// The address `host`:`port`.
+    pub fn new(host: &str, port: u16) -> Address {
+        Address {
+            host: host.to_owned(),
+            port,
+        }
+    }
+
+    /// The socket addresses the host resolves to (at least one).
+    ///
+    /// # Errors
+    /// If the name does not resolve, or resolves to nothing.
+    pub fn resolve(&self) -> io::Result<Vec<SocketAddr>> {
+        let addresses: Vec<SocketAddr> =
+            (self.host.as_str(), self.port).to_socket_addrs()?.collect();
+        if addresses.is_empty() {
+            return Err(io::Error::new(io::ErrorKind::NotFound, "no address found"));
+        }
+        Ok(addresses)
+    }
+
+    /// A listening socket on the first address the host resolves to.
+    ///
+    /// # Errors
+    /// [`SessionError::Listen`] if the host does not resolve or the socket cannot listen.
+    pub fn bind(&self) -> Result<TcpListener, SessionError> {
+        let failed = |source| SessionError::Listen {
+            address: self.to_string(),
+            source,
+        };
+        TcpListener::bind(self.resolve().map_err(failed)?[0]).map_err(failed)
+    }
+}
+
+impl std::str::FromStr for Address {
+    type Err = AddressError;
+
+    /// Reads `HOST:PORT`, `[IPV6]:PORT` or `IPV6-ADDRESS:PORT` without resolving the host.
+    fn from_str(text: &str) -> Result<Address, AddressError> {
+        let text = text.trim();
+        if let Ok(address) = text.parse::<SocketAddr>() {
+            return Ok(Address::from(address));
+        }
+        let form = || AddressError(format!("expected HOST:PORT, found {text:?}"));
+        let (host, port) = text.rsplit_once(':').ok_or_else(form)?;
+        let port: u16 = port.parse().map_err(|_| {
+            AddressError(format!(
+                "expected a port number 0..65535 after the colon in {text:?}"
+            ))
+        })?;
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host.is_empty() || host.contains(char::is_whitespace) || host.contains(':') {
+            return Err(form());
+        }
+        Ok(Address::new(host, port))
+    }
+}
+
+impl From<SocketAddr> for Address {
+    fn from(address: SocketAddr) -> Address {
+        Address::new(&address.ip().to_string(), address.port())
+    }
+}
+
+/// `HOST:PORT`, an IPv6 address in brackets.
+impl std::fmt::Display for Address {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.host.contains(':') {
+            write!(f, "[{}]:{}", self.host, self.port)
+        } else {
+            write!(f, "{}:{}", self.host, self.port)
+        }
+    }
 }
 
 /// The connection options of `config`, with its transcript opened.
@@ -265,12 +361,11 @@ pub fn run(
     events: Sender<Event>,
 ) -> Result<SessionReport, SessionError> {
     let connection = match endpoint {
-        Endpoint::Connect(address) => connect(address, config, Duration::from_secs(10))?,
+        Endpoint::Connect(address) => {
+            connect(address.to_string(), config, Duration::from_secs(10))?
+        }
         Endpoint::Listen(address) => {
-            let listener = TcpListener::bind(address).map_err(|source| SessionError::Listen {
-                address: address.to_string(),
-                source,
-            })?;
+            let listener = address.bind()?;
             match accept(&listener, config, &control)? {
                 Some(connection) => connection,
                 None => {
@@ -660,6 +755,24 @@ impl Worker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Host and port are checked for their form only; IPv6 takes brackets.
+    #[test]
+    fn addresses_are_read_by_their_form() {
+        let read = |text: &str| text.parse::<Address>();
+        assert_eq!(
+            read("127.0.0.1:27531"),
+            Ok(Address::new("127.0.0.1", 27531))
+        );
+        assert_eq!(read("localhost:0"), Ok(Address::new("localhost", 0)));
+        assert_eq!(read("[::1]:80"), Ok(Address::new("::1", 80)));
+        assert_eq!(Address::new("::1", 80).to_string(), "[::1]:80");
+        for bad in ["27531", "host:", "host:70000", ":80", "a b:1", "::1"] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+        let listener = Address::new("127.0.0.1", 0).bind().unwrap();
+        assert!(listener.local_addr().unwrap().ip().is_loopback());
+    }
     use crate::player::ClockState;
     use damx_rules::Game;
 

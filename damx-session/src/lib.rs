@@ -123,8 +123,8 @@ pub use connection::{Connection, ConnectionOptions, Transcript};
 pub use damx_rules::GameResult;
 pub use damx_wire::{AcceptCode, BackAccCode, EndReason, RawBytes};
 pub use driver::{
-    Control, Endpoint, LoopbackSide, SessionError, SessionReport, accept, connect,
-    connection_options, dxp_name, play_loopback, run, run_session,
+    Address, AddressError, Control, Endpoint, LoopbackSide, SessionError, SessionReport, accept,
+    connect, connection_options, dxp_name, play_loopback, run, run_session,
 };
 pub use engine_player::{EnginePlayer, EnginePlayerOptions};
 pub use event::{

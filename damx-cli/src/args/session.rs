@@ -20,8 +20,8 @@ use damx_session::{
 use super::hub::{LocalPlayer, parse_local_player};
 use super::{EngineArgs, parse_position};
 use crate::cmd;
-use crate::session::{Address, Peer};
 use damx_session::tournament::spec::parse_seconds;
+use damx_session::{Address, Endpoint};
 
 /// The default address: the DXP port on this machine.
 fn default_address() -> Address {
@@ -30,7 +30,8 @@ fn default_address() -> Address {
 
 /// `HOST:PORT`, checked for its form; the name is resolved when the command runs.
 fn parse_address(text: &str) -> Result<Address, String> {
-    Address::parse(text)
+    text.parse()
+        .map_err(|e: damx_session::AddressError| e.to_string())
 }
 
 /// Where the other program is: we listen for it, or we connect to it.
@@ -47,17 +48,17 @@ pub(crate) struct PeerArgs {
 
 impl PeerArgs {
     /// The peer, listening on or connecting to the default address when neither is given.
-    fn peer(&self, listen_by_default: bool) -> Peer {
+    fn peer(&self, listen_by_default: bool) -> Endpoint {
         match (&self.listen, &self.connect) {
-            (Some(address), _) => Peer::Listen(address.clone()),
-            (None, Some(address)) => Peer::Connect(address.clone()),
-            (None, None) if listen_by_default => Peer::Listen(default_address()),
-            (None, None) => Peer::Connect(default_address()),
+            (Some(address), _) => Endpoint::Listen(address.clone()),
+            (None, Some(address)) => Endpoint::Connect(address.clone()),
+            (None, None) if listen_by_default => Endpoint::Listen(default_address()),
+            (None, None) => Endpoint::Connect(default_address()),
         }
     }
 
     /// The peer if one was given.
-    fn given(&self) -> Option<Peer> {
+    fn given(&self) -> Option<Endpoint> {
         (self.listen.is_some() || self.connect.is_some()).then(|| self.peer(true))
     }
 }

@@ -21,7 +21,8 @@ use damx_session::{
 
 use crate::error::Error;
 use crate::log::info;
-use crate::session::{Peer, on_interrupt, session_error, verdict};
+use crate::session::{on_interrupt, session_error, verdict};
+use damx_session::Endpoint;
 
 use crate::show::{Options, Show};
 
@@ -32,7 +33,7 @@ pub(crate) const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::fro
 #[derive(Debug)]
 pub(crate) struct Config {
     /// Listen for connections or connect.
-    pub(crate) peer: Peer,
+    pub(crate) peer: Endpoint,
     /// How many sessions at once when listening.
     pub(crate) max_connections: usize,
     /// Stop after this many games in all.
@@ -55,8 +56,9 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         "engine: {} thread(s), {} MiB of hash a game, {}",
         config.player.engine.threads,
         match &config.peer {
-            Peer::Listen(_) => hash_per_game(config.player.engine.hash_mb, config.max_connections),
-            Peer::Connect(_) => config.player.engine.hash_mb,
+            Endpoint::Listen(_) =>
+                hash_per_game(config.player.engine.hash_mb, config.max_connections),
+            Endpoint::Connect(_) => config.player.engine.hash_mb,
         },
         match &config.player.fixed {
             Some(limits) => format!("fixed limits: {limits}"),
@@ -64,8 +66,8 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         }
     );
     match &config.peer {
-        Peer::Listen(address) => {
-            let listener = address.bind()?;
+        Endpoint::Listen(address) => {
+            let listener = address.bind().map_err(session_error)?;
             let server = ServerConfig {
                 session: config.session.clone(),
                 max_sessions: config.max_connections,
@@ -116,7 +118,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             output.map_err(Error::stdout)?;
             verdict(report.sessions.iter().map(|(_, report)| report))
         }
-        Peer::Connect(address) => {
+        Endpoint::Connect(address) => {
             let connection = connect(address.to_string(), &config.session, CONNECT_TIMEOUT)
                 .map_err(session_error)?;
             let player = super::hub::local_player(&config.player, config.hub.as_ref());

@@ -20,7 +20,8 @@ use crate::args::ColorChoice;
 use crate::error::Error;
 use crate::input::read_text;
 use crate::log::info;
-use crate::session::{Peer, session_error, verdict};
+use crate::session::{session_error, verdict};
+use damx_session::Endpoint;
 
 use super::follow::{CONNECT_TIMEOUT, drive};
 use crate::show::{Options, Show};
@@ -42,7 +43,7 @@ pub(crate) enum Openings {
 #[derive(Debug)]
 pub(crate) struct Config {
     /// Connect or listen.
-    pub(crate) peer: Peer,
+    pub(crate) peer: Endpoint,
     /// How many games.
     pub(crate) games: u32,
     /// Minutes per player.
@@ -80,7 +81,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     super::hub::check(config.hub.as_ref())?;
     let player = super::hub::local_player(&config.player, config.hub.as_ref());
     let report = match &config.peer {
-        Peer::Connect(address) => {
+        Endpoint::Connect(address) => {
             let connection =
                 connect(address.to_string(), &session, CONNECT_TIMEOUT).map_err(session_error)?;
             drive(
@@ -89,8 +90,8 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
                 out,
             )?
         }
-        Peer::Listen(address) => {
-            let listener = address.bind()?;
+        Endpoint::Listen(address) => {
+            let listener = address.bind().map_err(session_error)?;
             if let Ok(local) = listener.local_addr() {
                 Show::new(config.show.clone(), false)
                     .listening(local, out)

@@ -28,7 +28,8 @@ use damx_session::{
 
 use crate::args::{ColorChoice, RoleChoice};
 use crate::error::Error;
-use crate::session::{Peer, on_interrupt, session_error, verdict};
+use crate::session::{on_interrupt, session_error, verdict};
+use damx_session::Endpoint;
 
 use super::follow::CONNECT_TIMEOUT;
 use super::initiate::{failed_before_connection, stopped_before_connection};
@@ -38,7 +39,7 @@ use crate::show::{Options, Show};
 #[derive(Debug)]
 pub(crate) struct Config {
     /// Another program, or `None` for the built-in engine.
-    pub(crate) peer: Option<Peer>,
+    pub(crate) peer: Option<Endpoint>,
     /// Who asks for the game against another program.
     pub(crate) role: RoleChoice,
     /// The person's colour (as Initiator).
@@ -114,8 +115,8 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     .map_err(Error::stdout)?;
 
     let listener = match &config.peer {
-        Some(Peer::Listen(address)) => {
-            let listener = address.bind()?;
+        Some(Endpoint::Listen(address)) => {
+            let listener = address.bind().map_err(session_error)?;
             if let Ok(local) = listener.local_addr() {
                 Show::new(Options::default(), false)
                     .listening(local, out)
@@ -126,7 +127,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         _ => None,
     };
     let connection = match &config.peer {
-        Some(Peer::Connect(address)) => {
+        Some(Endpoint::Connect(address)) => {
             Some(connect(address.to_string(), &session, CONNECT_TIMEOUT).map_err(session_error)?)
         }
         _ => None,

@@ -29,7 +29,8 @@ use serde_json::{Value, json};
 use crate::error::Error;
 use crate::input::Quoted;
 use crate::log::{self, Level};
-use crate::session::{Address, interrupted, on_interrupt_saying};
+use crate::session::{interrupted, on_interrupt_saying, session_error};
+use damx_session::Address;
 
 /// What `damx proxy` does.
 #[derive(Debug)]
@@ -52,7 +53,7 @@ enum Traffic {
 
 /// Relays one connection between the two programs and logs it.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
-    let listener = config.listen.bind()?;
+    let listener = config.listen.bind().map_err(session_error)?;
     let local = listener.local_addr().map_err(|source| Error::Network {
         context: format!("cannot listen on {}", config.listen),
         source,
@@ -216,7 +217,11 @@ fn clone(stream: &TcpStream) -> Result<TcpStream, Error> {
 /// Connects to the second program (10 s at most).
 fn connect(address: &Address) -> Result<TcpStream, Error> {
     let mut last = None;
-    for resolved in address.resolve()? {
+    let resolved = address.resolve().map_err(|source| Error::Network {
+        context: format!("cannot resolve {address}"),
+        source,
+    })?;
+    for resolved in resolved {
         match TcpStream::connect_timeout(&resolved, Duration::from_secs(10)) {
             Ok(stream) => return Ok(stream),
             Err(error) => last = Some(error),
