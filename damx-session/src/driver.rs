@@ -50,6 +50,19 @@ pub struct SessionReport {
     pub close_reason: CloseReason,
 }
 
+impl SessionReport {
+    /// The report of a session that ended before a connection was made.
+    pub fn unconnected(close_reason: CloseReason) -> SessionReport {
+        SessionReport {
+            peer: None,
+            games: Vec::new(),
+            saved: Vec::new(),
+            violations: 0,
+            close_reason,
+        }
+    }
+}
+
 /// What can keep a session from starting.
 #[derive(Debug)]
 pub enum SessionError {
@@ -348,6 +361,24 @@ pub fn accept(
     }
 }
 
+/// Waits on `listener` for one connection ([`accept`]) and runs the session over it
+/// ([`run_session`]). A stop before anyone connected ends it with
+/// [`CloseReason::StopRequested`], a failure to accept with [`CloseReason::ConnectionFailed`];
+/// either way the report has no games.
+pub fn accept_and_run(
+    listener: &TcpListener,
+    config: &SessionConfig,
+    player: Box<dyn Player>,
+    control: Receiver<Command>,
+    events: Sender<Event>,
+) -> SessionReport {
+    match accept(listener, config, &control) {
+        Ok(Some(connection)) => run_session(connection, config, player, control, events),
+        Ok(None) => SessionReport::unconnected(CloseReason::StopRequested),
+        Err(error) => SessionReport::unconnected(CloseReason::ConnectionFailed(error.to_string())),
+    }
+}
+
 /// Runs a whole session over `endpoint`: connects (within 10 s) or listens and takes the
 /// first connection, then [`run_session`].
 ///
@@ -370,13 +401,7 @@ pub fn run(
                 Some(connection) => connection,
                 None => {
                     let _ = events.send(Event::Closed(CloseReason::StopRequested));
-                    return Ok(SessionReport {
-                        peer: None,
-                        games: Vec::new(),
-                        saved: Vec::new(),
-                        violations: 0,
-                        close_reason: CloseReason::StopRequested,
-                    });
+                    return Ok(SessionReport::unconnected(CloseReason::StopRequested));
                 }
             }
         }
@@ -772,6 +797,25 @@ mod tests {
         }
         let listener = Address::new("127.0.0.1", 0).bind().unwrap();
         assert!(listener.local_addr().unwrap().ip().is_loopback());
+    }
+
+    /// A stop while waiting for a connection ends the session without games.
+    #[test]
+    fn a_stop_before_anyone_connects_ends_the_session() {
+        let listener = Address::new("127.0.0.1", 0).bind().unwrap();
+        let (control, commands) = Control::new();
+        control.stop();
+        let report = accept_and_run(
+            &listener,
+            &SessionConfig::default(),
+            Box::new(crate::FirstLegalPlayer::new("damx")),
+            commands,
+            unbounded().0,
+        );
+        assert_eq!(
+            report,
+            SessionReport::unconnected(CloseReason::StopRequested)
+        );
     }
     use crate::player::ClockState;
     use damx_rules::Game;

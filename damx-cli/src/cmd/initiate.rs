@@ -13,7 +13,8 @@ use std::path::PathBuf;
 use damx_rules::Position;
 use damx_session::tournament::Opening;
 use damx_session::{
-    EnginePlayerOptions, InitiatorConfig, RoleConfig, SessionConfig, accept, connect, run_session,
+    EnginePlayerOptions, InitiatorConfig, RoleConfig, SessionConfig, accept_and_run, connect,
+    run_session,
 };
 
 use crate::args::ColorChoice;
@@ -98,13 +99,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
                     .map_err(Error::stdout)?;
             }
             drive(
-                |commands, events| match accept(&listener, &session, &commands) {
-                    Ok(Some(connection)) => {
-                        run_session(connection, &session, player, commands, events)
-                    }
-                    Ok(None) => stopped_before_connection(),
-                    Err(error) => failed_before_connection(error),
-                },
+                |commands, events| accept_and_run(&listener, &session, player, commands, events),
                 &config.show,
                 out,
             )?
@@ -127,27 +122,6 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         )));
     }
     Ok(())
-}
-
-/// The report of a session stopped (Ctrl-C) before anyone connected.
-pub(crate) fn stopped_before_connection() -> damx_session::SessionReport {
-    damx_session::SessionReport {
-        peer: None,
-        games: Vec::new(),
-        saved: Vec::new(),
-        violations: 0,
-        close_reason: damx_session::CloseReason::StopRequested,
-    }
-}
-
-/// The report of a session whose connection could not be accepted.
-pub(crate) fn failed_before_connection(
-    error: damx_session::SessionError,
-) -> damx_session::SessionReport {
-    damx_session::SessionReport {
-        close_reason: damx_session::CloseReason::ConnectionFailed(error.to_string()),
-        ..stopped_before_connection()
-    }
 }
 
 /// The start positions the options ask for (empty: the normal start).

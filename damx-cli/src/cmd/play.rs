@@ -22,8 +22,8 @@ use crossbeam_channel::{Receiver, never, select, unbounded};
 use damx_rules::{Move, MoveTextErrorKind, Position};
 use damx_session::{
     ChannelPlayer, Control, EndReason, EnginePlayer, EnginePlayerOptions, Event, FollowerConfig,
-    InitiatorConfig, LoopbackSide, MoveRequest, RoleConfig, SessionConfig, SessionReport, accept,
-    connect, play_loopback, run_session,
+    InitiatorConfig, LoopbackSide, MoveRequest, RoleConfig, SessionConfig, SessionReport,
+    accept_and_run, connect, play_loopback, run_session,
 };
 
 use crate::args::{ColorChoice, RoleChoice};
@@ -32,7 +32,6 @@ use crate::session::{on_interrupt, session_error, verdict};
 use damx_session::Endpoint;
 
 use super::follow::CONNECT_TIMEOUT;
-use super::initiate::{failed_before_connection, stopped_before_connection};
 use crate::show::{Options, Show};
 
 /// What `damx play` does.
@@ -143,13 +142,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
                 )]);
             }
             if let Some(listener) = listener {
-                let report = match accept(&listener, session, &commands) {
-                    Ok(Some(connection)) => {
-                        run_session(connection, session, human, commands, events_tx)
-                    }
-                    Ok(None) => stopped_before_connection(),
-                    Err(error) => failed_before_connection(error),
-                };
+                let report = accept_and_run(&listener, session, human, commands, events_tx);
                 return Ok(vec![report]);
             }
             let (engine_control, engine_commands) =
