@@ -69,9 +69,7 @@ mod session;
 pub(crate) use egdb::EgdbArgs;
 pub(crate) use hub::HubArgs;
 pub(crate) use referee::{MatchArgs, TournamentArgs};
-pub(crate) use session::{
-    ColorChoice, DemoArgs, FollowArgs, InitiateArgs, PlayArgs, ProxyArgs, RoleChoice,
-};
+pub(crate) use session::{DemoArgs, FollowArgs, InitiateArgs, PlayArgs, ProxyArgs};
 
 /// The `damx` command line.
 #[derive(Debug, Parser)]

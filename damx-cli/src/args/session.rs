@@ -13,7 +13,7 @@ use clap::{Args, ValueEnum};
 use damx_engine::Limits;
 use damx_rules::{Color, Position};
 use damx_session::{
-    DEFAULT_PORT, EnginePlayerOptions, FollowerConfig, GameFilter, PdnTarget, RecordOptions,
+    DEFAULT_PORT, EnginePlayerOptions, FollowerConfig, GameFilter, PdnTarget, RecordOptions, Role,
     SeriesColors, SessionConfig, Timeouts,
 };
 
@@ -405,7 +405,7 @@ impl InitiateArgs {
             games: self.games,
             minutes: self.minutes,
             move_limit: self.moves,
-            color: self.color,
+            color: self.color.series(),
             openings,
             hub: self
                 .player
@@ -562,8 +562,11 @@ impl PlayArgs {
             .unwrap_or_else(|| "player".to_owned());
         cmd::play::Config {
             peer: self.peer.given(),
-            role: self.role,
-            color: self.color,
+            role: match self.role {
+                RoleChoice::Initiator => Role::Initiator,
+                RoleChoice::Follower => Role::Follower,
+            },
+            color: self.color.series(),
             games: self.games,
             minutes: self.minutes,
             move_limit: self.moves,

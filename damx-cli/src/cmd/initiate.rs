@@ -13,11 +13,10 @@ use std::path::PathBuf;
 use damx_rules::Position;
 use damx_session::tournament::Opening;
 use damx_session::{
-    EnginePlayerOptions, InitiatorConfig, RoleConfig, SessionConfig, accept_and_run, connect,
-    run_session,
+    EnginePlayerOptions, InitiatorConfig, RoleConfig, SeriesColors, SessionConfig, accept_and_run,
+    connect, run_session,
 };
 
-use crate::args::ColorChoice;
 use crate::error::Error;
 use crate::input::read_text;
 use crate::log::info;
@@ -52,7 +51,7 @@ pub(crate) struct Config {
     /// Moves per side (0: no limit).
     pub(crate) move_limit: u16,
     /// Our colour.
-    pub(crate) color: ColorChoice,
+    pub(crate) color: SeriesColors,
     /// Where the games start.
     pub(crate) openings: Openings,
     /// The engine.
@@ -71,7 +70,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     let openings = load_openings(&config.openings)?;
     let plan = InitiatorConfig::series_with(
         config.games,
-        config.color.series(),
+        config.color,
         config.minutes,
         config.move_limit,
         &openings,

@@ -22,11 +22,10 @@ use crossbeam_channel::{Receiver, never, select, unbounded};
 use damx_rules::{Move, MoveTextErrorKind, Position};
 use damx_session::{
     ChannelPlayer, Control, EndReason, EnginePlayer, EnginePlayerOptions, Event, FollowerConfig,
-    InitiatorConfig, LoopbackSide, MoveRequest, RoleConfig, SessionConfig, SessionReport,
-    accept_and_run, connect, play_loopback, run_session,
+    InitiatorConfig, LoopbackSide, MoveRequest, Role, RoleConfig, SeriesColors, SessionConfig,
+    SessionReport, accept_and_run, connect, play_loopback, run_session,
 };
 
-use crate::args::{ColorChoice, RoleChoice};
 use crate::error::Error;
 use crate::session::{on_interrupt, session_error, verdict};
 use damx_session::Endpoint;
@@ -40,9 +39,9 @@ pub(crate) struct Config {
     /// Another program, or `None` for the built-in engine.
     pub(crate) peer: Option<Endpoint>,
     /// Who asks for the game against another program.
-    pub(crate) role: RoleChoice,
+    pub(crate) role: Role,
     /// The person's colour (as Initiator).
-    pub(crate) color: ColorChoice,
+    pub(crate) color: SeriesColors,
     /// How many games (as Initiator).
     pub(crate) games: u32,
     /// The clock (as Initiator).
@@ -77,13 +76,13 @@ commands:
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     let (human, turns) = ChannelPlayer::new(config.name.clone());
     let human = Box::new(human);
-    let initiator = config.peer.is_none() || config.role == RoleChoice::Initiator;
+    let initiator = config.peer.is_none() || config.role == Role::Initiator;
     let mut session = config.session.clone();
     session.role = if initiator {
         let openings: Vec<Position> = config.start.into_iter().collect();
         RoleConfig::Initiator(InitiatorConfig::series_with(
             config.games,
-            config.color.series(),
+            config.color,
             config.minutes,
             config.move_limit,
             &openings,
