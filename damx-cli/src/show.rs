@@ -19,7 +19,7 @@
 //! every move at `-v`) shows the position with both players' clocks: the time left with a
 //! clock, the time used without. `-vv` adds every frame in and out.
 //!
-//! JSON (`--json`): one object a line, its `type` one of `listening`, `connected`,
+//! JSON (`--json`): one object a line, as `Event` and `ServerEvent` serialize, its `type` one of `listening`, `connected`,
 //! `game_requested`, `game_refused`, `game_started`, `move`, `chat`, `take_back_requested`,
 //! `take_back`, `take_back_refused`, `end_pending`, `violation`, `player_error`, `game_over`,
 //! `record_saved`, `record_failed`, `command_rejected`, `closed`, `refused_connection`,
@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use damx_rules::{Color, Position};
 use damx_session::{Direction, Event, GameInfo, MovePlayed, ServerEvent, Side, ViolationAction};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::log::{self, Level, note, problem};
 
@@ -134,11 +134,8 @@ impl Show {
     /// The address we listen on.
     pub(crate) fn listening(&mut self, address: SocketAddr, out: &mut dyn Write) -> io::Result<()> {
         if self.options.json {
-            return self.json(
-                None,
-                json!({"type": "listening", "address": address.to_string()}),
-                out,
-            );
+            let value = serde_json::to_value(ServerEvent::Listening(address))?;
+            return self.json(None, value, out);
         }
         writeln!(out, "listening on {address}")?;
         out.flush()
@@ -151,59 +148,39 @@ impl Show {
         out: &mut dyn Write,
     ) -> io::Result<()> {
         match event {
-            ServerEvent::Listening(address) => self.listening(*address, out),
-            ServerEvent::Accepted { .. } => Ok(()),
-            ServerEvent::Refused { peer, running } => {
-                let peer = peer.map(|p| p.to_string()).unwrap_or_default();
-                if self.options.json {
-                    return self.json(
-                        None,
-                        json!({"type": "refused_connection", "peer": peer, "running": running}),
-                        out,
-                    );
-                }
-                let sessions = if *running == 1 { "session" } else { "sessions" };
-                note!("refused a connection from {peer}: {running} {sessions} running");
-                Ok(())
-            }
-            ServerEvent::AcceptFailed { error, retry_in } => {
-                if self.options.json {
-                    return self.json(
-                        None,
-                        json!({"type": "accept_failed", "error": error,
-                               "retry_ms": retry_in.as_millis() as u64}),
-                        out,
-                    );
-                }
-                problem!(
-                    "cannot accept a connection: {error}; trying again in {} ms",
-                    retry_in.as_millis()
-                );
-                Ok(())
+            ServerEvent::Session { id, event } => return self.event(Some(*id), event, out),
+            ServerEvent::Ended { id, .. } => {
+                self.games.remove(id);
             }
             ServerEvent::Capped {
                 asked,
                 allowed,
                 descriptors,
-            } => {
-                note!(
-                    "serving at most {allowed} connections, not {asked}: the limit of \
-                     {descriptors} open files allows no more (raise it with ulimit -n)"
-                );
+            } => note!(
+                "serving at most {allowed} connections, not {asked}: the limit of \
+                 {descriptors} open files allows no more (raise it with ulimit -n)"
+            ),
+            _ => {}
+        }
+        if self.options.json {
+            return match event {
+                ServerEvent::Accepted { .. } | ServerEvent::Capped { .. } => Ok(()),
+                _ => self.json(None, serde_json::to_value(event)?, out),
+            };
+        }
+        match event {
+            ServerEvent::Listening(address) => self.listening(*address, out),
+            ServerEvent::Refused { peer, running } => {
+                let peer = peer.map(|p| p.to_string()).unwrap_or_default();
+                let sessions = if *running == 1 { "session" } else { "sessions" };
+                note!("refused a connection from {peer}: {running} {sessions} running");
                 Ok(())
             }
-            ServerEvent::Session { id, event } => self.event(Some(*id), event, out),
-            ServerEvent::Ended { id, report } => {
-                self.games.remove(id);
-                if self.options.json {
-                    return self.json(
-                        Some(*id),
-                        json!({"type": "session_ended", "games": report.games.len(),
-                               "violations": report.violations,
-                               "reason": report.close_reason.to_string()}),
-                        out,
-                    );
-                }
+            ServerEvent::AcceptFailed { error, retry_in } => {
+                problem!(
+                    "cannot accept a connection: {error}; trying again in {} ms",
+                    retry_in.as_millis()
+                );
                 Ok(())
             }
             _ => Ok(()),

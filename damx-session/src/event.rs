@@ -356,7 +356,7 @@ fn code<T: Serialize>(code: &T) -> Value {
 }
 
 impl Event {
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         match self {
             Event::Connected { peer } => {
                 json!({"type": "connected", "peer": peer.map(|p| p.to_string())})
