@@ -222,6 +222,54 @@ fn engine_player(
     }
 }
 
+/// Our side in `follow` and `initiate`: who plays, the engine and its strength, the DXP
+/// options, the records and the display.
+#[derive(Debug, Args)]
+pub(crate) struct SideArgs {
+    /// Who plays: builtin (the damx engine) or hub:COMMAND (a Hub engine program, bridged to
+    /// DXP; add ,option.NAME=VALUE to set its parameters)
+    #[arg(long = "engine", value_name = "SPEC", default_value = "builtin", value_parser = parse_local_player)]
+    player: LocalPlayer,
+
+    #[command(flatten)]
+    engine: EngineArgs,
+
+    #[command(flatten)]
+    strength: StrengthArgs,
+
+    #[command(flatten)]
+    dxp: DxpArgs,
+
+    #[command(flatten)]
+    records: RecordArgs,
+
+    #[command(flatten)]
+    show: ShowArgs,
+}
+
+/// What [`SideArgs`] gives a command besides its session options.
+struct Side {
+    hub: Option<damx_session::hub::HubPlayerOptions>,
+    player: EnginePlayerOptions,
+    show: crate::show::Options,
+}
+
+impl SideArgs {
+    /// Applies the DXP and record options to `session`; the players and the display.
+    fn apply(&self, session: &mut SessionConfig) -> Side {
+        self.dxp.apply(session);
+        session.records = self.records.records(None);
+        let name = self.dxp.name.as_deref().unwrap_or("damx");
+        Side {
+            hub: self
+                .player
+                .hub_options(self.dxp.name.as_deref(), self.strength.limits(None)),
+            player: engine_player(name, &self.engine, &self.strength, None),
+            show: self.show.show(None),
+        }
+    }
+}
+
 // ---- follow ---------------------------------------------------------------------------------
 
 /// `damx follow`.
@@ -251,11 +299,6 @@ pub(crate) struct FollowArgs {
     #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = parse_seconds)]
     idle_timeout: Duration,
 
-    /// Who plays: builtin (the damx engine) or hub:COMMAND (a Hub engine program, bridged to
-    /// DXP; add ,option.NAME=VALUE to set its parameters)
-    #[arg(long = "engine", value_name = "SPEC", default_value = "builtin", value_parser = parse_local_player)]
-    player: LocalPlayer,
-
     /// Seconds to wait for the first game request of a new connection (real programs send it
     /// at once)
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
@@ -268,19 +311,7 @@ pub(crate) struct FollowArgs {
     max_minutes: u16,
 
     #[command(flatten)]
-    engine: EngineArgs,
-
-    #[command(flatten)]
-    strength: StrengthArgs,
-
-    #[command(flatten)]
-    dxp: DxpArgs,
-
-    #[command(flatten)]
-    records: RecordArgs,
-
-    #[command(flatten)]
-    show: ShowArgs,
+    side: SideArgs,
 }
 
 impl FollowArgs {
@@ -305,24 +336,20 @@ impl FollowArgs {
             filter,
             max_minutes: self.max_minutes,
         });
-        self.dxp.apply(&mut session);
+        let side = self.side.apply(&mut session);
         session.timeouts = Timeouts {
             idle: self.idle_timeout,
             first_request: self.first_request_timeout,
             ..session.timeouts
         };
-        session.records = self.records.records(None);
-        let name = self.dxp.name.as_deref().unwrap_or("damx");
         cmd::follow::Config {
             peer: self.peer.peer(true),
             max_connections: self.max_connections as usize,
             games: self.games,
-            hub: self
-                .player
-                .hub_options(self.dxp.name.as_deref(), self.strength.limits(None)),
-            player: engine_player(name, &self.engine, &self.strength, None),
+            hub: side.hub,
+            player: side.player,
             session,
-            show: self.show.show(None),
+            show: side.show,
         }
     }
 }
@@ -366,25 +393,8 @@ pub(crate) struct InitiateArgs {
     #[arg(long)]
     ballots: bool,
 
-    /// Who plays: builtin (the damx engine) or hub:COMMAND (a Hub engine program, bridged to
-    /// DXP; add ,option.NAME=VALUE to set its parameters)
-    #[arg(long = "engine", value_name = "SPEC", default_value = "builtin", value_parser = parse_local_player)]
-    player: LocalPlayer,
-
     #[command(flatten)]
-    engine: EngineArgs,
-
-    #[command(flatten)]
-    strength: StrengthArgs,
-
-    #[command(flatten)]
-    dxp: DxpArgs,
-
-    #[command(flatten)]
-    records: RecordArgs,
-
-    #[command(flatten)]
-    show: ShowArgs,
+    side: SideArgs,
 }
 
 impl InitiateArgs {
@@ -397,9 +407,7 @@ impl InitiateArgs {
             (None, None, false) => cmd::initiate::Openings::Normal,
         };
         let mut session = SessionConfig::initiator(Default::default());
-        self.dxp.apply(&mut session);
-        session.records = self.records.records(None);
-        let name = self.dxp.name.as_deref().unwrap_or("damx");
+        let side = self.side.apply(&mut session);
         cmd::initiate::Config {
             peer: self.peer.peer(false),
             games: self.games,
@@ -407,12 +415,10 @@ impl InitiateArgs {
             move_limit: self.moves,
             color: self.color.series(),
             openings,
-            hub: self
-                .player
-                .hub_options(self.dxp.name.as_deref(), self.strength.limits(None)),
-            player: engine_player(name, &self.engine, &self.strength, None),
+            hub: side.hub,
+            player: side.player,
             session,
-            show: self.show.show(None),
+            show: side.show,
         }
     }
 }
