@@ -102,7 +102,8 @@ pub(crate) struct SeriesArgs {
     claims: ClaimChoice,
 
     /// The openings: `ballots` (the built-in balanced ballots, shuffled by --seed), `start`, or
-    /// a file of FEN lines or of PDN games (.pdn); each is played twice, colours swapped
+    /// a file of FEN lines or of PDN games (told apart by content); each is played twice,
+    /// colours swapped
     #[arg(long, value_name = "SOURCE", default_value = "ballots")]
     openings: String,
 
