@@ -38,7 +38,9 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use damx_rules::{Color, Position};
-use damx_session::{Direction, Event, GameInfo, MovePlayed, ServerEvent, Side, ViolationAction};
+use damx_session::{
+    Direction, Event, GameInfo, GameView, MovePlayed, ServerEvent, Side, ViolationAction,
+};
 use serde_json::Value;
 
 use crate::log::{self, Level, note, problem};
@@ -81,20 +83,12 @@ pub(crate) struct Options {
     pub(crate) numbered: bool,
 }
 
-/// What is known of a game being shown.
-struct View {
-    info: GameInfo,
-    /// Time used per colour ([`Color::index`]), as the session measured each move.
-    used: [Duration; 2],
-    position: Position,
-}
-
 /// Writes the events of one or more sessions.
 pub(crate) struct Show {
     options: Options,
     /// Put `[N]` before each line (a server with several sessions).
     tagged: bool,
-    games: HashMap<u64, View>,
+    games: HashMap<u64, GameView>,
     /// The second in which violation lines are counted, and how many were shown in it.
     violations_shown: Option<(Instant, u32)>,
     /// Violation lines left out since the last one shown.
@@ -199,14 +193,7 @@ impl Show {
             crate::session::record_failed();
         }
         if let Event::GameStarted(info) = event {
-            self.games.insert(
-                key,
-                View {
-                    info: info.clone(),
-                    used: [Duration::ZERO; 2],
-                    position: info.start,
-                },
-            );
+            self.games.insert(key, GameView::new(info.clone()));
         }
         let mut suppressed = 0;
         if let Event::Violation(violation) = event {
@@ -275,10 +262,10 @@ impl Show {
         }
         let mut text = match event {
             Event::GameStarted(info) => started_text(info),
-            Event::MovePlayed(played) => return self.move_text(key, played),
-            Event::TakeBackDone { position, .. } => {
+            Event::MovePlayed(played) => return self.move_text(key, event, played),
+            Event::TakeBackDone { .. } => {
                 if let Some(view) = self.games.get_mut(&key) {
-                    view.position = *position;
+                    view.apply(event);
                 }
                 line_text(event)
             }
@@ -303,17 +290,13 @@ impl Show {
     }
 
     /// A move's line, with the board every so many plies; the clocks count its time.
-    fn move_text(&mut self, key: u64, played: &MovePlayed) -> String {
+    fn move_text(&mut self, key: u64, event: &Event, played: &MovePlayed) -> String {
         let board_every = self.board_every();
         let Some(view) = self.games.get_mut(&key) else {
             return String::new();
         };
-        // The session's measure: the peer's time starts when our move was sent.
-        let spent = played.time;
-        view.used[played.color.index()] += spent;
-        view.position = played.position;
-        let number =
-            (played.ply + usize::from(view.info.start.side_to_move() == Color::Black)).div_ceil(2);
+        view.apply(event);
+        let number = view.move_number(played.ply);
         let dots = if played.color == Color::White {
             ".  "
         } else {
@@ -323,7 +306,7 @@ impl Show {
         let mut text = format!(
             "{number:>4}{dots} {:<12} {name:<20} {:>6.2} s",
             played.text,
-            spent.as_secs_f64()
+            played.time.as_secs_f64()
         );
         if board_every.is_some_and(|every| played.ply.is_multiple_of(every)) {
             text.push('\n');
@@ -452,7 +435,7 @@ fn clock_text(duration: Duration) -> String {
 }
 
 /// The board of a game with the players and their clocks.
-fn board_text(view: &View, numbered: bool) -> String {
+fn board_text(view: &GameView, numbered: bool) -> String {
     let mut text = view
         .position
         .diagram()
@@ -460,12 +443,10 @@ fn board_text(view: &View, numbered: bool) -> String {
         .indent(2)
         .side_to_move(false)
         .to_string();
-    let time = view.info.time_per_player();
     for color in [Color::White, Color::Black] {
-        let used = view.used[color.index()];
-        let clock = match time {
-            Some(total) => format!("{} left", clock_text(total.saturating_sub(used))),
-            None => format!("{} used", clock_text(used)),
+        let clock = match view.time_left(color) {
+            Some(left) => format!("{} left", clock_text(left)),
+            None => format!("{} used", clock_text(view.used[color.index()])),
         };
         let _ = writeln!(
             text,

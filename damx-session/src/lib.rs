@@ -114,6 +114,7 @@ pub mod record;
 pub mod referee;
 pub mod server;
 pub mod tournament;
+pub mod view;
 
 pub use config::{
     DEFAULT_MAX_MINUTES, FollowerConfig, GameFilter, GameSettings, InitiatorConfig, NoiseBudget,
@@ -138,3 +139,4 @@ pub use player::{
 };
 pub use record::{GameRecord, Termination};
 pub use server::{DEFAULT_PORT, ServerConfig, ServerEvent, ServerReport, serve, serve_on};
+pub use view::GameView;
