@@ -335,19 +335,36 @@ pub fn accept(
         address: shown.clone(),
         source,
     };
-    listener.set_nonblocking(true).map_err(failed)?;
+    let Some((stream, _)) = accept_stream(listener, control).map_err(failed)? else {
+        return Ok(None);
+    };
+    let options = connection_options(config)?;
+    Connection::tcp(stream, options)
+        .map(Some)
+        .map_err(SessionError::Connection)
+}
+
+/// Waits for one TCP connection on `listener` and returns it blocking, with the peer's
+/// address, checking `control` meanwhile: a [`Command::Stop`] or [`Command::Abort`] gives
+/// `Ok(None)`. For a front end that wants the raw stream (a proxy); [`accept`] makes a
+/// [`Connection`] of it.
+///
+/// # Errors
+/// If the listener fails.
+pub fn accept_stream(
+    listener: &TcpListener,
+    control: &Receiver<Command>,
+) -> io::Result<Option<(TcpStream, SocketAddr)>> {
+    listener.set_nonblocking(true)?;
     loop {
         match listener.accept() {
-            Ok((stream, _)) => {
-                stream.set_nonblocking(false).map_err(failed)?;
-                let options = connection_options(config)?;
-                return Connection::tcp(stream, options)
-                    .map(Some)
-                    .map_err(SessionError::Connection);
+            Ok((stream, peer)) => {
+                stream.set_nonblocking(false)?;
+                return Ok(Some((stream, peer)));
             }
             Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(failed(error)),
+            Err(error) => return Err(error),
         }
         match control.recv_timeout(ACCEPT_POLL) {
             Ok(Command::Stop | Command::Abort) => return Ok(None),

@@ -21,7 +21,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
-use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
+use crossbeam_channel::{Receiver, Sender, bounded};
 use damx_session::monitor::{Finding, Monitor, Observation, Party};
 use damx_wire::{Framer, StreamError};
 use serde_json::{Value, json};
@@ -30,7 +30,7 @@ use crate::error::Error;
 use crate::input::Quoted;
 use crate::log::{self, Level};
 use crate::session::{interrupted, on_interrupt_saying, session_error};
-use damx_session::Address;
+use damx_session::{Address, Control, accept_stream};
 
 /// What `damx proxy` does.
 #[derive(Debug)]
@@ -106,34 +106,16 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
 
 /// Waits for program A on `listener`; Ctrl-C stops the wait.
 fn wait_for_a(listener: &TcpListener, local: SocketAddr) -> Result<(TcpStream, SocketAddr), Error> {
-    let (stop_tx, stop) = unbounded::<()>();
+    let (control, commands) = Control::new();
     on_interrupt_saying("no longer waiting for a connection", move |_| {
-        let _ = stop_tx.send(());
+        control.stop();
     });
-    listener
-        .set_nonblocking(true)
+    accept_stream(listener, &commands)
         .map_err(|source| Error::Network {
-            context: format!("cannot listen on {local}"),
+            context: format!("cannot accept a connection on {local}"),
             source,
-        })?;
-    let (a, a_address) = loop {
-        match listener.accept() {
-            Ok(accepted) => break accepted,
-            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(source) => {
-                return Err(Error::Network {
-                    context: format!("cannot accept a connection on {local}"),
-                    source,
-                });
-            }
-        }
-        if stop.recv_timeout(Duration::from_millis(50)).is_ok() {
-            return Err(Error::Interrupted);
-        }
-    };
-    let _ = a.set_nonblocking(false);
-    Ok((a, a_address))
+        })?
+        .ok_or(Error::Interrupted)
 }
 
 /// Copies A to B and B to A on threads of their own; what passes comes out of the channel.
