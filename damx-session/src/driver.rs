@@ -304,17 +304,26 @@ pub fn connect(
         address: shown.clone(),
         source,
     };
+    let stream = connect_stream(address, timeout).map_err(failed)?;
+    let options = connection_options(config)?;
+    Connection::tcp(stream, options).map_err(SessionError::Connection)
+}
+
+/// Connects to the first address `address` resolves to that answers within `timeout` (each
+/// is tried in turn): the raw stream, for a front end that wants one (a proxy); [`connect`]
+/// makes a [`Connection`] of it.
+///
+/// # Errors
+/// If the name does not resolve or no address accepts the connection (the last error).
+pub fn connect_stream(address: impl ToSocketAddrs, timeout: Duration) -> io::Result<TcpStream> {
     let mut last = io::Error::new(io::ErrorKind::NotFound, "no address to connect to");
-    for address in address.to_socket_addrs().map_err(failed)? {
+    for address in address.to_socket_addrs()? {
         match TcpStream::connect_timeout(&address, timeout) {
-            Ok(stream) => {
-                let options = connection_options(config)?;
-                return Connection::tcp(stream, options).map_err(SessionError::Connection);
-            }
+            Ok(stream) => return Ok(stream),
             Err(error) => last = error,
         }
     }
-    Err(failed(last))
+    Err(last)
 }
 
 /// Waits for one connection on `listener`, checking `control` meanwhile: a [`Command::Stop`] or

@@ -30,7 +30,7 @@ use crate::error::Error;
 use crate::input::Quoted;
 use crate::log::{self, Level};
 use crate::session::{interrupted, on_interrupt_saying, session_error};
-use damx_session::{Address, Control, accept_stream};
+use damx_session::{Address, Control, accept_stream, connect_stream};
 
 /// What `damx proxy` does.
 #[derive(Debug)]
@@ -198,20 +198,9 @@ fn clone(stream: &TcpStream) -> Result<TcpStream, Error> {
 
 /// Connects to the second program (10 s at most).
 fn connect(address: &Address) -> Result<TcpStream, Error> {
-    let mut last = None;
-    let resolved = address.resolve().map_err(|source| Error::Network {
-        context: format!("cannot resolve {address}"),
-        source,
-    })?;
-    for resolved in resolved {
-        match TcpStream::connect_timeout(&resolved, Duration::from_secs(10)) {
-            Ok(stream) => return Ok(stream),
-            Err(error) => last = Some(error),
-        }
-    }
-    Err(Error::Network {
+    connect_stream(address.to_string(), Duration::from_secs(10)).map_err(|source| Error::Network {
         context: format!("cannot connect to {address}"),
-        source: last.unwrap_or_else(|| io::Error::other("no address")),
+        source,
     })
 }
 
