@@ -139,5 +139,7 @@ pub use player::{
     ScriptedPlayer, StopSignal, TakeBackPolicy,
 };
 pub use record::{GameRecord, Termination};
-pub use server::{DEFAULT_PORT, ServerConfig, ServerEvent, ServerReport, serve, serve_on};
+pub use server::{
+    DEFAULT_PORT, ServerConfig, ServerEvent, ServerReport, hash_per_session, serve, serve_on,
+};
 pub use view::GameView;

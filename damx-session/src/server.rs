@@ -131,6 +131,12 @@ pub enum ServerEvent {
     },
 }
 
+/// Each session's share of an engine hash table of `total` MiB when `sessions` may play at
+/// once (at least 1 MiB), so that a server's memory stays what its user gave.
+pub fn hash_per_session(total: usize, sessions: usize) -> usize {
+    (total / sessions.max(1)).max(1)
+}
+
 /// A server's event as one JSON object, as a listening `damx follow --json` prints it:
 /// `listening`, `accepted`, `refused_connection`, `accept_failed`, `capped`,
 /// `session_ended`, and each session's [`Event`] with its `session` number beside it.
@@ -453,6 +459,16 @@ fn start_session(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--hash` is shared by the games that may run at once, at least 1 MiB each.
+    #[test]
+    fn hash_is_shared_by_the_sessions() {
+        assert_eq!(hash_per_session(64, 1), 64);
+        assert_eq!(hash_per_session(64, 4), 16);
+        assert_eq!(hash_per_session(64, 64), 1);
+        assert_eq!(hash_per_session(64, 256), 1);
+        assert_eq!(hash_per_session(100, 0), 100);
+    }
 
     /// A server's events read as the JSON lines of `damx follow --json`, a session's with its
     /// number.

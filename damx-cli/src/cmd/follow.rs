@@ -16,7 +16,7 @@ use std::thread;
 use crossbeam_channel::unbounded;
 use damx_session::{
     Command, Control, EnginePlayerOptions, Event, ServerConfig, ServerEvent, SessionConfig,
-    SessionReport, connect, run_session, serve,
+    SessionReport, connect, hash_per_session, run_session, serve,
 };
 
 use crate::error::Error;
@@ -57,7 +57,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         config.player.engine.threads,
         match &config.peer {
             Endpoint::Listen(_) =>
-                hash_per_game(config.player.engine.hash_mb, config.max_connections),
+                hash_per_session(config.player.engine.hash_mb, config.max_connections),
             Endpoint::Connect(_) => config.player.engine.hash_mb,
         },
         match &config.player.fixed {
@@ -79,7 +79,8 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             });
             let (events_tx, events) = unbounded::<ServerEvent>();
             let mut options = config.player.clone();
-            options.engine.hash_mb = hash_per_game(options.engine.hash_mb, config.max_connections);
+            options.engine.hash_mb =
+                hash_per_session(options.engine.hash_mb, config.max_connections);
             let hub = config.hub.clone();
             let serving = thread::spawn(move || {
                 let players = || -> Box<dyn damx_session::Player> {
@@ -134,11 +135,6 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     }
 }
 
-/// Each game's share of a total of `total` MiB when `games` may run at once (at least 1 MiB).
-pub(crate) fn hash_per_game(total: usize, games: usize) -> usize {
-    (total / games.max(1)).max(1)
-}
-
 /// Runs one session on its own thread (`session` gets the command and event channels), with
 /// Ctrl-C routed to it, and shows its events until it is over.
 pub(crate) fn drive<F>(
@@ -177,19 +173,4 @@ where
     });
     output.map_err(Error::stdout)?;
     Ok(report)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `--hash` is shared by the games that may run at once, at least 1 MiB each.
-    #[test]
-    fn hash_is_shared_by_the_games() {
-        assert_eq!(hash_per_game(64, 1), 64);
-        assert_eq!(hash_per_game(64, 4), 16);
-        assert_eq!(hash_per_game(64, 64), 1);
-        assert_eq!(hash_per_game(64, 256), 1);
-        assert_eq!(hash_per_game(100, 0), 100);
-    }
 }
