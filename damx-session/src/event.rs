@@ -449,25 +449,33 @@ impl Event {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The JSON of the session commands, to the letter (it is documented output).
-    #[test]
-    fn events_as_json() {
+impl MovePlayed {
+    /// White's 32-28 from the start, 1.5 s, by `by`: an event for tests.
+    pub(crate) fn opening(by: Side) -> MovePlayed {
         let start = Position::initial();
         let mv = start.parse_move("32-28").unwrap();
-        let played = Event::MovePlayed(MovePlayed {
+        MovePlayed {
             number: 1,
             ply: 1,
-            by: Side::Peer,
+            by,
             color: Color::White,
             mv,
             text: "32-28".into(),
             seconds: 2,
             time: Duration::from_millis(1500),
             position: start.play(&mv),
-        });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON of the session commands, to the letter (it is documented output).
+    #[test]
+    fn events_as_json() {
+        let played = Event::MovePlayed(MovePlayed::opening(Side::Peer));
         assert_eq!(
             serde_json::to_string(&played).unwrap(),
             r#"{"by":"peer","color":"white","fen":"B:W28,31,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20","game":1,"move":"32-28","ply":1,"seconds":2,"type":"move"}"#

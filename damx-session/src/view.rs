@@ -93,19 +93,9 @@ mod tests {
             start,
         };
         let mut view = GameView::new(info.clone());
-        let mv = start.parse_move("32-28").unwrap();
-        view.apply(&Event::MovePlayed(MovePlayed {
-            number: 1,
-            ply: 1,
-            by: Side::Us,
-            color: Color::White,
-            mv,
-            text: "32-28".into(),
-            seconds: 2,
-            time: Duration::from_millis(1500),
-            position: start.play(&mv),
-        }));
-        assert_eq!(view.position, start.play(&mv));
+        let played = MovePlayed::opening(Side::Us);
+        view.apply(&Event::MovePlayed(played.clone()));
+        assert_eq!(view.position, played.position);
         assert_eq!(
             view.time_left(Color::White),
             Some(Duration::from_millis(58_500))
