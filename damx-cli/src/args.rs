@@ -54,8 +54,10 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 use damx_engine::pattern::PatternWeights;
 use damx_engine::{BENCH_DEPTH, BenchOptions, EngineOptions, EvalParams, Limits};
 use damx_rules::Position;
+use damx_session::tournament::spec::parse_seconds;
 
 use crate::cmd;
+use crate::cmd::analyse::Subject;
 use crate::input::Source;
 use crate::log::Level;
 
@@ -67,9 +69,7 @@ mod session;
 pub(crate) use egdb::EgdbArgs;
 pub(crate) use hub::HubArgs;
 pub(crate) use referee::{MatchArgs, TournamentArgs};
-pub(crate) use session::{
-    ColorChoice, DemoArgs, FollowArgs, InitiateArgs, PlayArgs, ProxyArgs, RoleChoice,
-};
+pub(crate) use session::{DemoArgs, FollowArgs, InitiateArgs, PlayArgs, ProxyArgs};
 
 /// The `damx` command line.
 #[derive(Debug, Parser)]
@@ -238,7 +238,9 @@ Against the built-in engine (the default) the game is a real DXP game over 127.0
 moves as 32-28, 28x19 or a capture's landing path (27x38x49); a text that fits several \
 captures lists them and asks which. Commands: moves, board, undo, chat TEXT, resign, draw \
 (ends the game claiming a draw: DXP has no draw offer), quit, and yes/no to the opponent's \
-take-back request; `help` lists them. Games are saved in games/ unless --pdn says otherwise.";
+take-back request; `help` lists them. Games are saved in games/ unless --pdn says otherwise. \
+The built-in engine takes 1 second a move unless --depth or --time says otherwise; your DXP \
+name is your user name unless --name says otherwise.";
 
 const PROXY_EXAMPLES: &str = "\
 Examples:
@@ -260,8 +262,9 @@ Examples:
 
 Two engines play over a real DXP connection on 127.0.0.1: one is the Initiator, the other the \
 Follower on a free port. Each move is one line; the board and both clocks come every --board \
-moves. Games are saved in games/ (one PDN file a game) unless --pdn says otherwise. Ctrl-C \
-ends the game properly and saves it; a second Ctrl-C aborts.";
+moves (10 unless --board says otherwise). Each engine takes 0.2 seconds a move unless --depth, \
+--time or --minutes says otherwise. Games are saved in games/ (one PDN file a game) unless \
+--pdn says otherwise. Ctrl-C ends the game properly and saves it; a second Ctrl-C aborts.";
 
 const FOLLOW_EXAMPLES: &str = "\
 Examples:
@@ -564,17 +567,8 @@ const DEFAULT_ANALYSIS_TIME: Duration = Duration::from_secs(10);
 impl AnalyseArgs {
     /// The validated configuration (the PDN file, if any, is read later by the command).
     pub(crate) fn into_config(self) -> cmd::analyse::Config {
-        let no_limit = self.depth.is_none() && self.time.is_none() && self.nodes.is_none();
-        let limits = Limits {
-            depth: self.depth,
-            nodes: self.nodes,
-            move_time: if no_limit {
-                Some(DEFAULT_ANALYSIS_TIME)
-            } else {
-                self.time
-            },
-            ..Default::default()
-        };
+        let limits = Limits::fixed(self.depth, self.nodes, self.time)
+            .unwrap_or_else(|| Limits::move_time(DEFAULT_ANALYSIS_TIME));
         cmd::analyse::Config {
             subject: self.subject,
             game: self.game as usize,
@@ -634,15 +628,6 @@ impl BenchArgs {
     }
 }
 
-/// What `analyse` looks at: a position given on the command line, or a PDN file.
-#[derive(Debug, Clone)]
-pub(crate) enum Subject {
-    /// A FEN or `startpos`.
-    Position(Position),
-    /// A PDN file (`-` for standard input).
-    Pdn(PathBuf),
-}
-
 /// `startpos` or a FEN.
 fn parse_position(text: &str) -> Result<Position, String> {
     if text.trim().eq_ignore_ascii_case("startpos") {
@@ -666,18 +651,6 @@ fn looks_like_fen(text: &str) -> bool {
     let mut chars = text.chars();
     matches!(chars.next(), Some('W' | 'B' | 'w' | 'b'))
         && chars.as_str().trim_start().starts_with(':')
-}
-
-/// Seconds, decimals allowed, more than zero.
-fn parse_seconds(text: &str) -> Result<Duration, String> {
-    let seconds: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("expected a number of seconds, found {text:?}"))?;
-    if !(seconds > 0.0 && seconds <= 1e9) {
-        return Err(format!("expected more than 0 seconds, found {text:?}"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
 }
 
 #[cfg(test)]
@@ -756,15 +729,5 @@ mod tests {
         // Recognised as a FEN, so its error is reported rather than a missing file.
         let error = parse_subject("W:W51").unwrap_err();
         assert!(error.contains("51"), "{error}");
-    }
-
-    /// Seconds take decimals; zero, negatives and words are refused.
-    #[test]
-    fn seconds_parse_with_decimals() {
-        assert_eq!(parse_seconds("1.5"), Ok(Duration::from_millis(1500)));
-        assert_eq!(parse_seconds("10"), Ok(Duration::from_secs(10)));
-        for bad in ["0", "-1", "soon", "NaN", "inf"] {
-            assert!(parse_seconds(bad).is_err(), "{bad}");
-        }
     }
 }

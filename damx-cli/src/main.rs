@@ -55,6 +55,7 @@ mod input;
 mod log;
 mod progress;
 mod session;
+mod show;
 
 use args::{Cli, Command};
 use error::Error;

@@ -1,4 +1,4 @@
-//! What the session commands share: addresses, Ctrl-C, and the exit code a session earns.
+//! What the session commands share: Ctrl-C, and the exit code a session earns.
 //!
 //! # Ctrl-C, SIGTERM and SIGHUP
 //!
@@ -19,8 +19,6 @@
 //! exit code 4; interrupted: 130; a game record that could not be saved: 3; otherwise
 //! success. [`check_records`] refuses at the start a records directory that cannot be written.
 
-use std::fmt;
-use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, Once};
 
@@ -32,88 +30,6 @@ use damx_session::{
 
 use crate::error::Error;
 use crate::log::{debug, note};
-
-/// `HOST:PORT` as given on the command line; resolved when the command runs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Address {
-    host: String,
-    port: u16,
-}
-
-impl Address {
-    /// The address `host`:`port`.
-    pub(crate) fn new(host: &str, port: u16) -> Address {
-        Address {
-            host: host.to_owned(),
-            port,
-        }
-    }
-
-    /// Reads `HOST:PORT`, `[IPV6]:PORT` or `IPV6-ADDRESS:PORT` without resolving the host.
-    pub(crate) fn parse(text: &str) -> Result<Address, String> {
-        let text = text.trim();
-        if let Ok(address) = text.parse::<SocketAddr>() {
-            return Ok(Address::new(&address.ip().to_string(), address.port()));
-        }
-        let Some((host, port)) = text.rsplit_once(':') else {
-            return Err(format!("expected HOST:PORT, found {text:?}"));
-        };
-        let port: u16 = port
-            .parse()
-            .map_err(|_| format!("expected a port number 0..65535 after the colon in {text:?}"))?;
-        let host = host.trim_start_matches('[').trim_end_matches(']');
-        if host.is_empty() || host.contains(char::is_whitespace) || host.contains(':') {
-            return Err(format!("expected HOST:PORT, found {text:?}"));
-        }
-        Ok(Address::new(host, port))
-    }
-
-    /// The socket addresses the host resolves to.
-    pub(crate) fn resolve(&self) -> Result<Vec<SocketAddr>, Error> {
-        let addresses: Vec<SocketAddr> = (self.host.as_str(), self.port)
-            .to_socket_addrs()
-            .map_err(|source| Error::Network {
-                context: format!("cannot resolve {self}"),
-                source,
-            })?
-            .collect();
-        if addresses.is_empty() {
-            return Err(Error::Network {
-                context: format!("cannot resolve {self}"),
-                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no address found"),
-            });
-        }
-        Ok(addresses)
-    }
-
-    /// Binds a listening socket on the first address the host resolves to.
-    pub(crate) fn bind(&self) -> Result<TcpListener, Error> {
-        let address = self.resolve()?[0];
-        TcpListener::bind(address).map_err(|source| Error::Network {
-            context: format!("cannot listen on {self}"),
-            source,
-        })
-    }
-}
-
-impl fmt::Display for Address {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.host.contains(':') {
-            write!(f, "[{}]:{}", self.host, self.port)
-        } else {
-            write!(f, "{}:{}", self.host, self.port)
-        }
-    }
-}
-
-/// Where the other program is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Peer {
-    /// We listen, it connects.
-    Listen(Address),
-    /// It listens, we connect.
-    Connect(Address),
-}
 
 /// The error for a session that could not start.
 pub(crate) fn session_error(error: SessionError) -> Error {
@@ -265,10 +181,7 @@ pub(crate) fn verdict<'a>(
             CloseReason::ConnectionFailed(why) => Some(format!("the connection failed: {why}")),
             CloseReason::PeerSilent => Some("the peer went silent".to_owned()),
             CloseReason::Idle => Some("no game was requested within the idle time-out".to_owned()),
-            CloseReason::Refused(code) => Some(format!(
-                "the peer refused the games ({})",
-                refusal_words(*code)
-            )),
+            CloseReason::Refused(code) => Some(format!("the peer refused the games ({code})")),
             CloseReason::Aborted => return Err(Error::Interrupted),
             _ => lost.map(|game| format!("the connection was lost during game {}", game.number)),
         };
@@ -281,39 +194,5 @@ pub(crate) fn verdict<'a>(
             "the peer broke the protocol ({n} violation{} reported above)",
             if n == 1 { "" } else { "s" }
         ))),
-    }
-}
-
-/// A GAMEACC code in words.
-pub(crate) fn refusal_words(code: damx_session::AcceptCode) -> &'static str {
-    use damx_session::AcceptCode;
-    match code {
-        AcceptCode::Accepted => "accepted",
-        AcceptCode::VersionNotSupported => "protocol version not supported",
-        AcceptCode::GameNotAcceptable => "this game is not acceptable",
-        AcceptCode::NoGames => "no games at all",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Host and port are checked for their form only; IPv6 takes brackets.
-    #[test]
-    fn addresses_parse() {
-        assert_eq!(
-            Address::parse("127.0.0.1:27531"),
-            Ok(Address::new("127.0.0.1", 27531))
-        );
-        assert_eq!(
-            Address::parse("localhost:0"),
-            Ok(Address::new("localhost", 0))
-        );
-        assert_eq!(Address::parse("[::1]:80"), Ok(Address::new("::1", 80)));
-        assert_eq!(Address::new("::1", 80).to_string(), "[::1]:80");
-        for bad in ["27531", "host:", "host:70000", ":80", "a b:1", "::1"] {
-            assert!(Address::parse(bad).is_err(), "{bad}");
-        }
     }
 }

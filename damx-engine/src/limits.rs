@@ -45,6 +45,22 @@ impl Limits {
         }
     }
 
+    /// A fixed strength from the optional depth, node and move-time bounds a user gives, or
+    /// `None` when none is given (the caller's default then applies: a clock, or a time of
+    /// its own).
+    pub fn fixed(
+        depth: Option<u32>,
+        nodes: Option<u64>,
+        move_time: Option<Duration>,
+    ) -> Option<Limits> {
+        (depth.is_some() || nodes.is_some() || move_time.is_some()).then_some(Limits {
+            depth,
+            nodes,
+            move_time,
+            clock: None,
+        })
+    }
+
     /// Limits with only a game clock.
     pub fn clock(clock: Clock) -> Limits {
         Limits {
@@ -304,6 +320,19 @@ fn min_some(a: Option<Duration>, b: Option<Duration>) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fixed strength is whatever bounds were given, and nothing when none was.
+    #[test]
+    fn fixed_limits_take_the_bounds_given() {
+        assert_eq!(Limits::fixed(None, None, None), None);
+        assert_eq!(Limits::fixed(Some(3), None, None), Some(Limits::depth(3)));
+        let both = Limits::fixed(Some(3), None, Some(Duration::from_secs(1))).unwrap();
+        assert_eq!(
+            (both.depth, both.move_time),
+            (Some(3), Some(Duration::from_secs(1)))
+        );
+        assert_eq!(both.clock, None);
+    }
 
     /// Limits read as words in logs.
     #[test]

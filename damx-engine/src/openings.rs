@@ -45,13 +45,7 @@ impl Ballot {
 
     /// The moves in notation, separated by spaces.
     pub fn moves_text(&self) -> String {
-        let mut game = Game::default();
-        let mut texts = Vec::with_capacity(self.moves.len());
-        for mv in &self.moves {
-            texts.push(game.position().move_text(mv));
-            game.play(*mv);
-        }
-        texts.join(" ")
+        Position::initial().line_texts(&self.moves).join(" ")
     }
 }
 

@@ -28,7 +28,7 @@ use std::fmt;
 use crate::bitboard::{Bitboard, DOWN_LEFT, DOWN_RIGHT, UP_LEFT, UP_RIGHT, step};
 use crate::moves::Move;
 use crate::position::Position;
-use crate::square::{Piece, Square};
+use crate::square::{Color, Piece, Square};
 
 /// Why a move text was not accepted.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -49,6 +49,8 @@ pub enum MoveTextErrorKind {
     Ambiguous {
         /// The moves that fit, each written with its full landing path.
         candidates: Vec<String>,
+        /// The same moves, in the same order, for a front end that offers a choice.
+        moves: Vec<Move>,
     },
 }
 
@@ -68,7 +70,7 @@ impl fmt::Display for MoveTextError {
             MoveTextErrorKind::Empty => write!(f, "the text is empty"),
             MoveTextErrorKind::Syntax { detail } => write!(f, "{detail}"),
             MoveTextErrorKind::NoMatch { reason } => write!(f, "{reason}"),
-            MoveTextErrorKind::Ambiguous { candidates } => {
+            MoveTextErrorKind::Ambiguous { candidates, .. } => {
                 write!(f, "ambiguous, it fits {}", candidates.join(", "))
             }
         }
@@ -352,6 +354,45 @@ fn squares_text(squares: impl IntoIterator<Item = Square>) -> String {
 }
 
 impl Position {
+    /// The moves of a line in notation, each written in the position it is played from
+    /// (`["32-28", "19-23"]`). Stops at the first move that is not legal where it stands, so a
+    /// line that went wrong is cut short, never written wrong.
+    pub fn line_texts(&self, moves: &[Move]) -> Vec<String> {
+        let mut position = *self;
+        let mut texts = Vec::with_capacity(moves.len());
+        for mv in moves {
+            let Ok(next) = position.try_play(mv) else {
+                break;
+            };
+            texts.push(position.move_text(mv));
+            position = next;
+        }
+        texts
+    }
+
+    /// The line with PDN move numbers, a word a move: `["1. 32-28", "19-23", "2. 28x19"]`,
+    /// which joined by spaces reads `1. 32-28 19-23 2. 37-32`. From a position with Black to
+    /// move the first word is `1. ...`. Stops where [`Position::line_texts`] stops.
+    pub fn numbered_line(&self, moves: &[Move]) -> Vec<String> {
+        let texts = self.line_texts(moves);
+        let mut words = Vec::with_capacity(texts.len() + 1);
+        let mut color = self.side_to_move();
+        if color == Color::Black && !texts.is_empty() {
+            words.push("1. ...".to_owned());
+        }
+        let mut number = 1;
+        for text in texts {
+            if color == Color::White {
+                words.push(format!("{number}. {text}"));
+            } else {
+                words.push(text);
+                number += 1;
+            }
+            color = color.opposite();
+        }
+        words
+    }
+
     /// The landing squares of a legal move, in the PDN form (for a capture: the square after
     /// each captured piece where the piece turns or, going on straight, the square right behind
     /// the captured piece; the last is `to`). A quiet move gives `[to]`. `None` if the move is
@@ -438,6 +479,7 @@ impl Position {
                 text: text.to_string(),
                 kind: MoveTextErrorKind::Ambiguous {
                     candidates: many.iter().map(|mv| self.path_text(mv)).collect(),
+                    moves: many.to_vec(),
                 },
             }),
         }
@@ -561,10 +603,38 @@ mod tests {
     /// rules.md: the king on 49 has eight captures; ends alone are ambiguous, the path or the
     /// captured squares decide, and the written text carries the full path.
     #[test]
+    fn lines_are_written_move_by_move_and_numbered() {
+        let start = Position::initial();
+        let first = start.parse_move("32-28").unwrap();
+        let after = start.play(&first);
+        let second = after.parse_move("19-23").unwrap();
+        let third = after.play(&second).parse_move("28x19").unwrap();
+        assert_eq!(
+            start.line_texts(&[first, second, first]),
+            ["32-28", "19-23"]
+        );
+        assert_eq!(
+            start.numbered_line(&[first, second, third]),
+            ["1. 32-28", "19-23", "2. 28x19"]
+        );
+        assert_eq!(
+            after.numbered_line(&[second, third]),
+            ["1. ...", "19-23", "2. 28x19"]
+        );
+        assert!(after.numbered_line(&[]).is_empty());
+    }
+
+    #[test]
     fn ambiguous_king_capture() {
         let p = position("W:WK49:B11,13,17,32");
         match kind(&p, "49x19") {
-            MoveTextErrorKind::Ambiguous { candidates } => assert_eq!(candidates.len(), 2),
+            MoveTextErrorKind::Ambiguous { candidates, moves } => {
+                assert_eq!(candidates.len(), 2);
+                assert_eq!(
+                    moves.iter().map(|mv| p.path_text(mv)).collect::<Vec<_>>(),
+                    candidates
+                );
+            }
             other => panic!("{other:?}"),
         }
         let via_17 = Move::new(sq(49), sq(19), set(&[13, 17, 32]));

@@ -215,22 +215,7 @@ impl fmt::Display for PdnGame {
         }
         writeln!(f)?;
 
-        let mut tokens = Vec::with_capacity(self.moves.len() * 2 + 2);
-        let mut position = self.start;
-        let mut number = 1;
-        if position.side_to_move() == Color::Black && !self.moves.is_empty() {
-            tokens.push("1. ...".to_string());
-        }
-        for mv in &self.moves {
-            let text = position.move_text(mv);
-            if position.side_to_move() == Color::White {
-                tokens.push(format!("{number}. {text}"));
-            } else {
-                tokens.push(text);
-                number += 1;
-            }
-            position = position.play(mv);
-        }
+        let mut tokens = self.start.numbered_line(&self.moves);
         tokens.push(self.result.to_string());
 
         let mut line = String::with_capacity(80);

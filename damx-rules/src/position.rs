@@ -1,6 +1,6 @@
 //! Set-ups (anything) and positions (validated), playing moves.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::hash::{Hash, Hasher};
 
 use crate::bitboard::{ALL_BITS, BLACK_PROMOTION, Bitboard, WHITE_PROMOTION};
@@ -456,9 +456,14 @@ impl Position {
     }
 
     /// A board drawing for people, White at the bottom, with the square numbers of each row at
-    /// the side.
+    /// the side and a last line saying who is to move; [`Diagram`]'s methods change that.
     pub fn diagram(&self) -> Diagram<'_> {
-        Diagram { position: self }
+        Diagram {
+            position: self,
+            numbered: false,
+            indent: 0,
+            side_to_move: true,
+        }
     }
 }
 
@@ -486,25 +491,62 @@ impl fmt::Debug for Position {
 #[derive(Clone, Copy, Debug)]
 pub struct Diagram<'a> {
     position: &'a Position,
+    numbered: bool,
+    indent: usize,
+    side_to_move: bool,
+}
+
+impl Diagram<'_> {
+    /// Beside the board a second one with every square's number, instead of each row's range.
+    #[must_use]
+    pub fn numbered(mut self, numbered: bool) -> Self {
+        self.numbered = numbered;
+        self
+    }
+
+    /// Every line starts with this many spaces.
+    #[must_use]
+    pub fn indent(mut self, spaces: usize) -> Self {
+        self.indent = spaces;
+        self
+    }
+
+    /// Whether the last line says who is to move.
+    #[must_use]
+    pub fn side_to_move(mut self, shown: bool) -> Self {
+        self.side_to_move = shown;
+        self
+    }
 }
 
 impl fmt::Display for Diagram<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let indent = " ".repeat(self.indent);
         for row in 0..10u8 {
             let mut line = String::with_capacity(32);
+            let mut numbers = String::with_capacity(24);
             for column in 0..10u8 {
                 if (row + column) % 2 == 0 {
                     line.push_str("  ");
+                    numbers.push_str("  ");
                     continue;
                 }
                 let number = row * 5 + column / 2 + 1;
                 let symbol = Square::new(number).map_or('.', |s| self.position.symbol_at(s));
                 line.push(' ');
                 line.push(symbol);
+                write!(numbers, "{number:>2}")?;
             }
-            writeln!(f, "{line}    {:>2}-{:<2}", row * 5 + 1, row * 5 + 5)?;
+            if self.numbered {
+                writeln!(f, "{indent}{line}    {numbers}")?;
+            } else {
+                writeln!(f, "{indent}{line}    {:>2}-{:<2}", row * 5 + 1, row * 5 + 5)?;
+            }
         }
-        write!(f, "{} to move", self.position.side)
+        if self.side_to_move {
+            write!(f, "{indent}{} to move", self.position.side)?;
+        }
+        Ok(())
     }
 }
 
@@ -525,6 +567,36 @@ mod tests {
 
     fn set(squares: &[u8]) -> Bitboard {
         squares.iter().map(|&n| Square::new(n).unwrap()).collect()
+    }
+
+    /// The board has ten rows, the pieces where the position has them, and the numbers.
+    #[test]
+    fn diagrams_show_pieces_and_numbers() {
+        let start = Position::initial();
+        let text = start.diagram().to_string();
+        let rows: Vec<&str> = text.lines().collect();
+        assert_eq!(rows.len(), 11);
+        assert_eq!(rows[0].matches('b').count(), 5);
+        assert_eq!(rows[4].matches('.').count(), 5);
+        assert!(rows[9].ends_with("46-50"), "{text}");
+        assert_eq!(rows[10], "white to move");
+        let numbered = start
+            .diagram()
+            .numbered(true)
+            .indent(2)
+            .side_to_move(false)
+            .to_string();
+        let first = numbered.lines().next().unwrap();
+        assert!(first.starts_with("     b   b"), "{numbered}");
+        assert!(
+            first.trim_end().ends_with(" 1   2   3   4   5"),
+            "{numbered}"
+        );
+        assert!(
+            numbered.lines().last().unwrap().contains(" 46"),
+            "{numbered}"
+        );
+        assert_eq!(numbered.lines().count(), 10);
     }
 
     #[test]

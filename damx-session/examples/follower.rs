@@ -100,7 +100,7 @@ fn main() -> ExitCode {
     });
     eprintln!("follower: listening on {}", args.listen);
     let outcome = run(
-        &Endpoint::Listen(args.listen),
+        &Endpoint::Listen(args.listen.into()),
         &config,
         Box::new(player),
         commands,

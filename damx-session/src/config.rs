@@ -44,6 +44,15 @@ impl Default for GameSettings {
     }
 }
 
+/// Our colour through a series of games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeriesColors {
+    /// Alternating, from this colour in the first game.
+    Alternate(Color),
+    /// This colour in every game.
+    Fixed(Color),
+}
+
 /// The Initiator's plan: the games to ask for, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InitiatorConfig {
@@ -63,16 +72,35 @@ impl InitiatorConfig {
         move_limit: u16,
         openings: &[Position],
     ) -> InitiatorConfig {
+        let colors = SeriesColors::Alternate(first_color);
+        InitiatorConfig::series_with(count, colors, minutes, move_limit, openings)
+    }
+
+    /// `count` games as [`InitiatorConfig::series`], our colour by `colors`: alternating, each
+    /// opening played twice in a row (once with each colour); or fixed, each opening once. The
+    /// openings are cycled.
+    pub fn series_with(
+        count: u32,
+        colors: SeriesColors,
+        minutes: u16,
+        move_limit: u16,
+        openings: &[Position],
+    ) -> InitiatorConfig {
+        let (per_opening, first) = match colors {
+            SeriesColors::Alternate(first) => (2, first),
+            SeriesColors::Fixed(color) => (1, color),
+        };
         let games = (0..count as usize)
             .map(|index| GameSettings {
-                our_color: if index % 2 == 0 {
-                    first_color
+                our_color: if per_opening == 2 && index % 2 == 1 {
+                    !first
                 } else {
-                    !first_color
+                    first
                 },
                 minutes,
                 move_limit,
-                start: (!openings.is_empty()).then(|| openings[(index / 2) % openings.len()]),
+                start: (!openings.is_empty())
+                    .then(|| openings[(index / per_opening) % openings.len()]),
             })
             .collect();
         InitiatorConfig { games }
@@ -351,5 +379,9 @@ mod tests {
         );
         let plain = InitiatorConfig::series(2, Color::White, 0, 0, &[]);
         assert!(plain.games.iter().all(|g| g.start.is_none()));
+        let fixed = InitiatorConfig::series_with(3, SeriesColors::Fixed(Black), 1, 40, &[a, b]);
+        assert!(fixed.games.iter().all(|g| g.our_color == Black));
+        let starts: Vec<Option<Position>> = fixed.games.iter().map(|g| g.start).collect();
+        assert_eq!(starts, [Some(a), Some(b), Some(a)]);
     }
 }

@@ -50,6 +50,19 @@ pub struct SessionReport {
     pub close_reason: CloseReason,
 }
 
+impl SessionReport {
+    /// The report of a session that ended before a connection was made.
+    pub fn unconnected(close_reason: CloseReason) -> SessionReport {
+        SessionReport {
+            peer: None,
+            games: Vec::new(),
+            saved: Vec::new(),
+            violations: 0,
+            close_reason,
+        }
+    }
+}
+
 /// What can keep a session from starting.
 #[derive(Debug)]
 pub enum SessionError {
@@ -153,10 +166,106 @@ impl Control {
 /// Where the session's connection comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Endpoint {
-    /// Connect to this address (IPv4 or IPv6).
-    Connect(SocketAddr),
+    /// Connect to the program listening at this address.
+    Connect(Address),
     /// Listen on this address and take the first connection.
-    Listen(SocketAddr),
+    Listen(Address),
+}
+
+/// `HOST:PORT` as a person writes it (`localhost:27531`, `192.168.1.20:27531`,
+/// `[::1]:27531`), checked for its form when read and resolved when used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Address {
+    host: String,
+    port: u16,
+}
+
+/// An address that does not read as `HOST:PORT`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddressError(String);
+
+impl std::fmt::Display for AddressError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for AddressError {}
+
+impl Address {
+    /// The address `host`:`port`.
+    pub fn new(host: &str, port: u16) -> Address {
+        Address {
+            host: host.to_owned(),
+            port,
+        }
+    }
+
+    /// The socket addresses the host resolves to (at least one).
+    ///
+    /// # Errors
+    /// If the name does not resolve, or resolves to nothing.
+    pub fn resolve(&self) -> io::Result<Vec<SocketAddr>> {
+        let addresses: Vec<SocketAddr> =
+            (self.host.as_str(), self.port).to_socket_addrs()?.collect();
+        if addresses.is_empty() {
+            return Err(io::Error::new(io::ErrorKind::NotFound, "no address found"));
+        }
+        Ok(addresses)
+    }
+
+    /// A listening socket on the first address the host resolves to.
+    ///
+    /// # Errors
+    /// [`SessionError::Listen`] if the host does not resolve or the socket cannot listen.
+    pub fn bind(&self) -> Result<TcpListener, SessionError> {
+        let failed = |source| SessionError::Listen {
+            address: self.to_string(),
+            source,
+        };
+        TcpListener::bind(self.resolve().map_err(failed)?[0]).map_err(failed)
+    }
+}
+
+impl std::str::FromStr for Address {
+    type Err = AddressError;
+
+    /// Reads `HOST:PORT`, `[IPV6]:PORT` or `IPV6-ADDRESS:PORT` without resolving the host.
+    fn from_str(text: &str) -> Result<Address, AddressError> {
+        let text = text.trim();
+        if let Ok(address) = text.parse::<SocketAddr>() {
+            return Ok(Address::from(address));
+        }
+        let form = || AddressError(format!("expected HOST:PORT, found {text:?}"));
+        let (host, port) = text.rsplit_once(':').ok_or_else(form)?;
+        let port: u16 = port.parse().map_err(|_| {
+            AddressError(format!(
+                "expected a port number 0..65535 after the colon in {text:?}"
+            ))
+        })?;
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host.is_empty() || host.contains(char::is_whitespace) || host.contains(':') {
+            return Err(form());
+        }
+        Ok(Address::new(host, port))
+    }
+}
+
+impl From<SocketAddr> for Address {
+    fn from(address: SocketAddr) -> Address {
+        Address::new(&address.ip().to_string(), address.port())
+    }
+}
+
+/// `HOST:PORT`, an IPv6 address in brackets.
+impl std::fmt::Display for Address {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.host.contains(':') {
+            write!(f, "[{}]:{}", self.host, self.port)
+        } else {
+            write!(f, "{}:{}", self.host, self.port)
+        }
+    }
 }
 
 /// The connection options of `config`, with its transcript opened.
@@ -195,17 +304,26 @@ pub fn connect(
         address: shown.clone(),
         source,
     };
+    let stream = connect_stream(address, timeout).map_err(failed)?;
+    let options = connection_options(config)?;
+    Connection::tcp(stream, options).map_err(SessionError::Connection)
+}
+
+/// Connects to the first address `address` resolves to that answers within `timeout` (each
+/// is tried in turn): the raw stream, for a front end that wants one (a proxy); [`connect`]
+/// makes a [`Connection`] of it.
+///
+/// # Errors
+/// If the name does not resolve or no address accepts the connection (the last error).
+pub fn connect_stream(address: impl ToSocketAddrs, timeout: Duration) -> io::Result<TcpStream> {
     let mut last = io::Error::new(io::ErrorKind::NotFound, "no address to connect to");
-    for address in address.to_socket_addrs().map_err(failed)? {
+    for address in address.to_socket_addrs()? {
         match TcpStream::connect_timeout(&address, timeout) {
-            Ok(stream) => {
-                let options = connection_options(config)?;
-                return Connection::tcp(stream, options).map_err(SessionError::Connection);
-            }
+            Ok(stream) => return Ok(stream),
             Err(error) => last = error,
         }
     }
-    Err(failed(last))
+    Err(last)
 }
 
 /// Waits for one connection on `listener`, checking `control` meanwhile: a [`Command::Stop`] or
@@ -226,19 +344,36 @@ pub fn accept(
         address: shown.clone(),
         source,
     };
-    listener.set_nonblocking(true).map_err(failed)?;
+    let Some((stream, _)) = accept_stream(listener, control).map_err(failed)? else {
+        return Ok(None);
+    };
+    let options = connection_options(config)?;
+    Connection::tcp(stream, options)
+        .map(Some)
+        .map_err(SessionError::Connection)
+}
+
+/// Waits for one TCP connection on `listener` and returns it blocking, with the peer's
+/// address, checking `control` meanwhile: a [`Command::Stop`] or [`Command::Abort`] gives
+/// `Ok(None)`. For a front end that wants the raw stream (a proxy); [`accept`] makes a
+/// [`Connection`] of it.
+///
+/// # Errors
+/// If the listener fails.
+pub fn accept_stream(
+    listener: &TcpListener,
+    control: &Receiver<Command>,
+) -> io::Result<Option<(TcpStream, SocketAddr)>> {
+    listener.set_nonblocking(true)?;
     loop {
         match listener.accept() {
-            Ok((stream, _)) => {
-                stream.set_nonblocking(false).map_err(failed)?;
-                let options = connection_options(config)?;
-                return Connection::tcp(stream, options)
-                    .map(Some)
-                    .map_err(SessionError::Connection);
+            Ok((stream, peer)) => {
+                stream.set_nonblocking(false)?;
+                return Ok(Some((stream, peer)));
             }
             Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(failed(error)),
+            Err(error) => return Err(error),
         }
         match control.recv_timeout(ACCEPT_POLL) {
             Ok(Command::Stop | Command::Abort) => return Ok(None),
@@ -249,6 +384,24 @@ pub fn accept(
                 thread::sleep(ACCEPT_POLL);
             }
         }
+    }
+}
+
+/// Waits on `listener` for one connection ([`accept`]) and runs the session over it
+/// ([`run_session`]). A stop before anyone connected ends it with
+/// [`CloseReason::StopRequested`], a failure to accept with [`CloseReason::ConnectionFailed`];
+/// either way the report has no games.
+pub fn accept_and_run(
+    listener: &TcpListener,
+    config: &SessionConfig,
+    player: Box<dyn Player>,
+    control: Receiver<Command>,
+    events: Sender<Event>,
+) -> SessionReport {
+    match accept(listener, config, &control) {
+        Ok(Some(connection)) => run_session(connection, config, player, control, events),
+        Ok(None) => SessionReport::unconnected(CloseReason::StopRequested),
+        Err(error) => SessionReport::unconnected(CloseReason::ConnectionFailed(error.to_string())),
     }
 }
 
@@ -265,23 +418,16 @@ pub fn run(
     events: Sender<Event>,
 ) -> Result<SessionReport, SessionError> {
     let connection = match endpoint {
-        Endpoint::Connect(address) => connect(address, config, Duration::from_secs(10))?,
+        Endpoint::Connect(address) => {
+            connect(address.to_string(), config, Duration::from_secs(10))?
+        }
         Endpoint::Listen(address) => {
-            let listener = TcpListener::bind(address).map_err(|source| SessionError::Listen {
-                address: address.to_string(),
-                source,
-            })?;
+            let listener = address.bind()?;
             match accept(&listener, config, &control)? {
                 Some(connection) => connection,
                 None => {
                     let _ = events.send(Event::Closed(CloseReason::StopRequested));
-                    return Ok(SessionReport {
-                        peer: None,
-                        games: Vec::new(),
-                        saved: Vec::new(),
-                        violations: 0,
-                        close_reason: CloseReason::StopRequested,
-                    });
+                    return Ok(SessionReport::unconnected(CloseReason::StopRequested));
                 }
             }
         }
@@ -660,6 +806,43 @@ impl Worker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Host and port are checked for their form only; IPv6 takes brackets.
+    #[test]
+    fn addresses_are_read_by_their_form() {
+        let read = |text: &str| text.parse::<Address>();
+        assert_eq!(
+            read("127.0.0.1:27531"),
+            Ok(Address::new("127.0.0.1", 27531))
+        );
+        assert_eq!(read("localhost:0"), Ok(Address::new("localhost", 0)));
+        assert_eq!(read("[::1]:80"), Ok(Address::new("::1", 80)));
+        assert_eq!(Address::new("::1", 80).to_string(), "[::1]:80");
+        for bad in ["27531", "host:", "host:70000", ":80", "a b:1", "::1"] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+        let listener = Address::new("127.0.0.1", 0).bind().unwrap();
+        assert!(listener.local_addr().unwrap().ip().is_loopback());
+    }
+
+    /// A stop while waiting for a connection ends the session without games.
+    #[test]
+    fn a_stop_before_anyone_connects_ends_the_session() {
+        let listener = Address::new("127.0.0.1", 0).bind().unwrap();
+        let (control, commands) = Control::new();
+        control.stop();
+        let report = accept_and_run(
+            &listener,
+            &SessionConfig::default(),
+            Box::new(crate::FirstLegalPlayer::new("damx")),
+            commands,
+            unbounded().0,
+        );
+        assert_eq!(
+            report,
+            SessionReport::unconnected(CloseReason::StopRequested)
+        );
+    }
     use crate::player::ClockState;
     use damx_rules::Game;
 

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use damx_rules::{Color, Move, Position};
 use damx_wire::{AcceptCode, BackAccCode, EndReason, RawBytes};
+use serde::{Serialize, Serializer};
+use serde_json::{Value, json};
 
 use crate::config::GameSettings;
 use crate::player::GameInfo;
@@ -87,6 +89,19 @@ pub enum ViolationAction {
     /// A known quirk of real programs (docs/spec/dxp.md §6, such as DXC100's stray GAMEEND
     /// between games): reported, but not held against the peer.
     Tolerated,
+}
+
+/// In words: `ignored`, `answered`, `game ended`, `connection closed`, `tolerated`.
+impl fmt::Display for ViolationAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ViolationAction::Ignored => "ignored",
+            ViolationAction::Answered => "answered",
+            ViolationAction::EndedGame => "game ended",
+            ViolationAction::Closed => "connection closed",
+            ViolationAction::Tolerated => "tolerated",
+        })
+    }
 }
 
 /// The peer did something the spec does not allow (or a stray message arrived).
@@ -310,5 +325,179 @@ impl fmt::Display for Command {
             }
             Command::Abort => f.write_str("abort"),
         }
+    }
+}
+
+impl Side {
+    /// The word in JSON: `us` or `peer`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Side::Us => "us",
+            Side::Peer => "peer",
+        }
+    }
+}
+
+/// An event as one JSON object, the documented `--json` output of the session commands: its
+/// `type` one of `connected`, `frame`, `game_requested`, `game_refused`, `game_started`,
+/// `move`, `chat`, `take_back_requested`, `take_back`, `take_back_refused`, `end_pending`,
+/// `violation`, `player_error`, `game_over`, `record_saved`, `record_failed`,
+/// `command_rejected` and `closed`, with the event's fields beside it. Positions are FEN,
+/// moves notation, codes their snake-case names.
+impl Serialize for Event {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.json().serialize(serializer)
+    }
+}
+
+/// A code (AcceptCode, BackAccCode, EndReason) by its snake-case name.
+fn code<T: Serialize>(code: &T) -> Value {
+    serde_json::to_value(code).unwrap_or(Value::Null)
+}
+
+impl Event {
+    pub(crate) fn json(&self) -> Value {
+        match self {
+            Event::Connected { peer } => {
+                json!({"type": "connected", "peer": peer.map(|p| p.to_string())})
+            }
+            Event::Frame { dir, text } => {
+                json!({"type": "frame", "dir": dir.as_str(), "raw": text})
+            }
+            Event::GameRequested { number, settings } => json!({
+                "type": "game_requested", "game": number,
+                "our_color": settings.our_color.to_string(), "minutes": settings.minutes,
+                "move_limit": settings.move_limit,
+                "fen": settings.start.map(|p| p.to_fen()),
+            }),
+            Event::GameRefused {
+                number,
+                by,
+                code: refusal,
+                why,
+            } => json!({
+                "type": "game_refused", "game": number, "by": by.as_str(),
+                "code": code(refusal), "why": why,
+            }),
+            Event::GameStarted(info) => json!({
+                "type": "game_started", "game": info.number, "role": info.role.to_string(),
+                "white": info.name_of(Color::White), "black": info.name_of(Color::Black),
+                "our_color": info.our_color.to_string(), "minutes": info.minutes,
+                "move_limit": info.move_limit, "fen": info.start.to_fen(),
+            }),
+            Event::MovePlayed(played) => json!({
+                "type": "move", "game": played.number, "ply": played.ply,
+                "by": played.by.as_str(), "color": played.color.to_string(),
+                "move": played.text, "seconds": played.seconds,
+                "fen": played.position.to_fen(),
+            }),
+            Event::ChatReceived(text) => json!({"type": "chat", "dir": "in", "text": text}),
+            Event::ChatSent(text) => json!({"type": "chat", "dir": "out", "text": text}),
+            Event::TakeBackRequested {
+                number,
+                ply,
+                move_number,
+                color,
+            } => json!({
+                "type": "take_back_requested", "game": number, "ply": ply,
+                "move_number": move_number, "color": color.to_string(),
+            }),
+            Event::TakeBackDone {
+                number,
+                requested_by,
+                ply,
+                position,
+            } => json!({
+                "type": "take_back", "game": number, "by": requested_by.as_str(),
+                "ply": ply, "fen": position.to_fen(),
+            }),
+            Event::TakeBackRefused {
+                number,
+                requested_by,
+                code: answer,
+            } => json!({
+                "type": "take_back_refused", "game": number, "by": requested_by.as_str(),
+                "code": code(answer),
+            }),
+            Event::EndPending { reason, stop } => json!({
+                "type": "end_pending", "reason": code(reason), "stop": stop,
+            }),
+            Event::Violation(violation) => json!({
+                "type": "violation", "what": violation.what,
+                "raw": violation.raw.as_ref().map(|raw| raw.to_string()),
+                "told": violation.told, "action": violation.action.to_string(),
+            }),
+            Event::PlayerError(error) => json!({"type": "player_error", "error": error}),
+            Event::GameOver(record) => json!({
+                "type": "game_over", "game": record.number, "white": record.white,
+                "black": record.black, "result": record.result.as_str(),
+                "termination": record.termination.to_string(),
+                "moves": record.start.line_texts(&record.moves),
+            }),
+            Event::RecordSaved { number, path } => {
+                json!({"type": "record_saved", "game": number, "path": path.display().to_string()})
+            }
+            Event::RecordFailed { number, error } => {
+                json!({"type": "record_failed", "game": number, "error": error})
+            }
+            Event::CommandRejected { command, why } => {
+                json!({"type": "command_rejected", "command": command, "why": why})
+            }
+            Event::Closed(reason) => json!({"type": "closed", "reason": reason.to_string()}),
+        }
+    }
+}
+
+#[cfg(test)]
+impl MovePlayed {
+    /// White's 32-28 from the start, 1.5 s, by `by`: an event for tests.
+    pub(crate) fn opening(by: Side) -> MovePlayed {
+        let start = Position::initial();
+        let mv = start.parse_move("32-28").unwrap();
+        MovePlayed {
+            number: 1,
+            ply: 1,
+            by,
+            color: Color::White,
+            mv,
+            text: "32-28".into(),
+            seconds: 2,
+            time: Duration::from_millis(1500),
+            position: start.play(&mv),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON of the session commands, to the letter (it is documented output).
+    #[test]
+    fn events_as_json() {
+        let played = Event::MovePlayed(MovePlayed::opening(Side::Peer));
+        assert_eq!(
+            serde_json::to_string(&played).unwrap(),
+            r#"{"by":"peer","color":"white","fen":"B:W28,31,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20","game":1,"move":"32-28","ply":1,"seconds":2,"type":"move"}"#
+        );
+        let refused = Event::TakeBackRefused {
+            number: 2,
+            requested_by: Side::Us,
+            code: BackAccCode::NotSupported,
+        };
+        assert_eq!(
+            serde_json::to_string(&refused).unwrap(),
+            r#"{"by":"us","code":"not_supported","game":2,"type":"take_back_refused"}"#
+        );
+        let violation = Event::Violation(Violation {
+            what: "unreadable frame".into(),
+            raw: None,
+            told: true,
+            action: ViolationAction::EndedGame,
+        });
+        assert_eq!(
+            serde_json::to_value(&violation).unwrap()["action"],
+            "game ended"
+        );
     }
 }

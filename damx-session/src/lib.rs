@@ -115,17 +115,19 @@ pub mod record;
 pub mod referee;
 pub mod server;
 pub mod tournament;
+pub mod view;
 
 pub use config::{
     DEFAULT_MAX_MINUTES, FollowerConfig, GameFilter, GameSettings, InitiatorConfig, NoiseBudget,
-    PdnTarget, RecordOptions, Role, RoleConfig, SessionConfig, Timeouts,
+    PdnTarget, RecordOptions, Role, RoleConfig, SeriesColors, SessionConfig, Timeouts,
 };
 pub use connection::{Connection, ConnectionOptions, Transcript};
 pub use damx_rules::GameResult;
 pub use damx_wire::{AcceptCode, BackAccCode, EndReason, RawBytes};
 pub use driver::{
-    Control, Endpoint, LoopbackSide, SessionError, SessionReport, accept, connect,
-    connection_options, dxp_name, play_loopback, run, run_session,
+    Address, AddressError, Control, Endpoint, LoopbackSide, SessionError, SessionReport, accept,
+    accept_and_run, accept_stream, connect, connect_stream, connection_options, dxp_name,
+    play_loopback, run, run_session,
 };
 pub use engine_player::{EnginePlayer, EnginePlayerOptions};
 pub use event::{
@@ -134,8 +136,11 @@ pub use event::{
 pub use machine::{Incoming, Input, Output, PhaseKind, PlayerMachine, ThinkRequest};
 pub use monitor::Monitor;
 pub use player::{
-    ClockState, FirstLegalPlayer, GameInfo, Player, RandomPlayer, ScriptedPlayer, StopSignal,
-    TakeBackPolicy,
+    ChannelPlayer, ClockState, FirstLegalPlayer, GameInfo, MoveRequest, Player, RandomPlayer,
+    ScriptedPlayer, StopSignal, TakeBackPolicy,
 };
 pub use record::{GameRecord, Termination};
-pub use server::{DEFAULT_PORT, ServerConfig, ServerEvent, ServerReport, serve, serve_on};
+pub use server::{
+    DEFAULT_PORT, ServerConfig, ServerEvent, ServerReport, hash_per_session, serve, serve_on,
+};
+pub use view::GameView;

@@ -8,13 +8,15 @@
 //! next `choose_move` simply gets the shorter game.
 //!
 //! Here: [`FirstLegalPlayer`] and [`RandomPlayer`] (seeded) for tests and demonstrations,
-//! [`ScriptedPlayer`] (a list of moves, or a closure) for scripted conversations. The engine's
-//! player is [`EnginePlayer`](crate::EnginePlayer); a person at a terminal is a player that the
-//! command-line program builds on the same trait.
+//! [`ScriptedPlayer`] (a list of moves, or a closure) for scripted conversations;
+//! [`ChannelPlayer`], whose moves come from another thread as answers to [`MoveRequest`]s (a
+//! person at a terminal or in a GUI). The engine's player is
+//! [`EnginePlayer`](crate::EnginePlayer).
 
 use std::fmt;
 use std::time::Duration;
 
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded, unbounded};
 use damx_rules::{Color, Game, Move, Position};
 
 use crate::config::Role;
@@ -260,6 +262,85 @@ impl Player for ScriptedPlayer {
     }
 }
 
+/// A request for a move, sent by a [`ChannelPlayer`] to the thread that chooses (a terminal,
+/// a GUI): the game so far and the clocks; answered once with [`MoveRequest::answer`].
+#[derive(Debug)]
+pub struct MoveRequest {
+    /// The game so far; the move is for its side to move.
+    pub game: Game,
+    /// The clocks when the move was asked for.
+    pub clock: ClockState,
+    reply: Sender<Option<Move>>,
+    stop: StopSignal,
+}
+
+impl MoveRequest {
+    /// Whether the session no longer wants this move (the game ended, a take-back came, the
+    /// session stops): a front end stops asking its user.
+    pub fn is_withdrawn(&self) -> bool {
+        self.stop.is_stopped()
+    }
+
+    /// Gives the move (`None`: no move, which ends the game as the session decides). Returns
+    /// `false` when the request was withdrawn and the move is not played.
+    pub fn answer(self, mv: Option<Move>) -> bool {
+        !self.is_withdrawn() && self.reply.send(mv).is_ok()
+    }
+}
+
+/// A player whose moves are chosen on another thread: each [`Player::choose_move`] sends a
+/// [`MoveRequest`] down a channel and waits for its answer, returning `None` when the session
+/// stops the wait or the receiving end is gone. Take-back requests are passed on to the user
+/// ([`TakeBackPolicy::Ask`]).
+#[derive(Debug)]
+pub struct ChannelPlayer {
+    name: String,
+    requests: Sender<MoveRequest>,
+}
+
+impl ChannelPlayer {
+    /// The player and the receiving end of its requests.
+    pub fn new(name: impl Into<String>) -> (ChannelPlayer, Receiver<MoveRequest>) {
+        let (requests, receiver) = unbounded();
+        let player = ChannelPlayer {
+            name: name.into(),
+            requests,
+        };
+        (player, receiver)
+    }
+}
+
+/// How often a waiting [`ChannelPlayer`] looks at its stop flag.
+const STOP_POLL: Duration = Duration::from_millis(50);
+
+impl Player for ChannelPlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn choose_move(&mut self, game: &Game, clock: &ClockState, stop: &StopSignal) -> Option<Move> {
+        let (reply, answer) = bounded(1);
+        let request = MoveRequest {
+            game: game.clone(),
+            clock: *clock,
+            reply,
+            stop: stop.clone(),
+        };
+        self.requests.send(request).ok()?;
+        loop {
+            match answer.recv_timeout(STOP_POLL) {
+                Ok(mv) => return mv,
+                Err(RecvTimeoutError::Timeout) if !stop.is_stopped() => {}
+                Err(_) => return None,
+            }
+        }
+    }
+
+    fn take_back_policy(&self) -> TakeBackPolicy {
+        TakeBackPolicy::Ask
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,6 +362,32 @@ mod tests {
         };
         assert_eq!(play(7), play(7));
         assert_ne!(play(7), play(8));
+    }
+
+    /// A channel player's move comes from another thread; a withdrawn request is not played,
+    /// and a player whose other end is gone has no move.
+    #[test]
+    fn channel_player_takes_its_moves_from_another_thread() {
+        let (mut player, requests) = ChannelPlayer::new("person");
+        let game = Game::default();
+        let chooser = std::thread::spawn(move || {
+            let request = requests.recv().unwrap();
+            let mv = request.game.position().legal_moves()[0];
+            assert!(request.answer(Some(mv)));
+            let request = requests.recv().unwrap();
+            while !request.is_withdrawn() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            assert!(!request.answer(None));
+        });
+        let first = Position::initial().legal_moves()[0];
+        let (clock, stop) = (ClockState::default(), StopSignal::new());
+        assert_eq!(player.choose_move(&game, &clock, &stop), Some(first));
+        stop.stop();
+        assert_eq!(player.choose_move(&game, &clock, &stop), None);
+        chooser.join().unwrap();
+        assert_eq!(player.choose_move(&game, &clock, &StopSignal::new()), None);
+        assert_eq!(player.take_back_policy(), TakeBackPolicy::Ask);
     }
 
     /// A scripted player plays its list, then gives up.

@@ -30,6 +30,8 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, unbounded};
 use damx_wire::{Chat, Message};
+use serde::{Serialize, Serializer};
+use serde_json::json;
 
 use crate::config::{RoleConfig, SessionConfig};
 use crate::connection::Connection;
@@ -127,6 +129,55 @@ pub enum ServerEvent {
         /// What it did.
         report: SessionReport,
     },
+}
+
+/// Each session's share of an engine hash table of `total` MiB when `sessions` may play at
+/// once (at least 1 MiB), so that a server's memory stays what its user gave.
+pub fn hash_per_session(total: usize, sessions: usize) -> usize {
+    (total / sessions.max(1)).max(1)
+}
+
+/// A server's event as one JSON object, as a listening `damx follow --json` prints it:
+/// `listening`, `accepted`, `refused_connection`, `accept_failed`, `capped`,
+/// `session_ended`, and each session's [`Event`] with its `session` number beside it.
+impl Serialize for ServerEvent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let value = match self {
+            ServerEvent::Listening(address) => {
+                json!({"type": "listening", "address": address.to_string()})
+            }
+            ServerEvent::Accepted { id, peer } => json!({
+                "type": "accepted", "session": id, "peer": peer.map(|p| p.to_string()),
+            }),
+            ServerEvent::Refused { peer, running } => json!({
+                "type": "refused_connection",
+                "peer": peer.map(|p| p.to_string()).unwrap_or_default(), "running": running,
+            }),
+            ServerEvent::AcceptFailed { error, retry_in } => json!({
+                "type": "accept_failed", "error": error,
+                "retry_ms": u64::try_from(retry_in.as_millis()).unwrap_or(u64::MAX),
+            }),
+            ServerEvent::Capped {
+                asked,
+                allowed,
+                descriptors,
+            } => json!({
+                "type": "capped", "asked": asked, "allowed": allowed, "descriptors": descriptors,
+            }),
+            ServerEvent::Session { id, event } => {
+                let mut value = event.json();
+                if let Some(object) = value.as_object_mut() {
+                    object.insert("session".into(), (*id).into());
+                }
+                value
+            }
+            ServerEvent::Ended { id, report } => json!({
+                "type": "session_ended", "session": id, "games": report.games.len(),
+                "violations": report.violations, "reason": report.close_reason.to_string(),
+            }),
+        };
+        value.serialize(serializer)
+    }
 }
 
 /// What the server did, when it is over.
@@ -423,6 +474,43 @@ fn start_session(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--hash` is shared by the games that may run at once, at least 1 MiB each.
+    #[test]
+    fn hash_is_shared_by_the_sessions() {
+        assert_eq!(hash_per_session(64, 1), 64);
+        assert_eq!(hash_per_session(64, 4), 16);
+        assert_eq!(hash_per_session(64, 64), 1);
+        assert_eq!(hash_per_session(64, 256), 1);
+        assert_eq!(hash_per_session(100, 0), 100);
+    }
+
+    /// A server's events read as the JSON lines of `damx follow --json`, a session's with its
+    /// number.
+    #[test]
+    fn server_events_as_json() {
+        let listening = ServerEvent::Listening(SocketAddr::from(([127, 0, 0, 1], 27531)));
+        assert_eq!(
+            serde_json::to_string(&listening).unwrap(),
+            r#"{"address":"127.0.0.1:27531","type":"listening"}"#
+        );
+        let chat = ServerEvent::Session {
+            id: 3,
+            event: Event::ChatReceived("hello".into()),
+        };
+        assert_eq!(
+            serde_json::to_string(&chat).unwrap(),
+            r#"{"dir":"in","session":3,"text":"hello","type":"chat"}"#
+        );
+        let refused = ServerEvent::Refused {
+            peer: None,
+            running: 1,
+        };
+        assert_eq!(
+            serde_json::to_string(&refused).unwrap(),
+            r#"{"peer":"","running":1,"type":"refused_connection"}"#
+        );
+    }
 
     /// The soft limit is the first number of the open files line; unlimited gives no cap.
     #[test]

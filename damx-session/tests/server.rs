@@ -196,7 +196,7 @@ fn server_on_ipv6() {
         let (client_events, seen) = unbounded();
         let series = InitiatorConfig::series(2, damx_rules::Color::White, 0, 0, &[]);
         let report = run(
-            &Endpoint::Connect(address),
+            &Endpoint::Connect(address.into()),
             &quick(SessionConfig::initiator(series)),
             Box::new(RandomPlayer::new("Client", 5)),
             client_commands,

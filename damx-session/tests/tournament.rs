@@ -516,3 +516,45 @@ fn event_stream_snapshot() {
     });
     insta::assert_snapshot!(lines.join("\n"));
 }
+
+/// The standings line of `--json`, to the letter: Elo to one decimal, `null` where it is not
+/// finite.
+#[test]
+fn the_standings_serialize_as_one_json_line() {
+    use damx_engine::gauntlet::{EloEstimate, Tally};
+    use damx_session::tournament::{EndKind, Standing, TournamentReport};
+    let standing = |rank, name: &str, wins, losses, elo| Standing {
+        rank,
+        name: name.to_owned(),
+        points: 2 * wins,
+        tally: Tally {
+            wins,
+            draws: 0,
+            losses,
+        },
+        elo: Some(EloEstimate {
+            elo,
+            margin: f64::INFINITY,
+        }),
+    };
+    let report = TournamentReport {
+        games: Vec::new(),
+        standings: vec![
+            standing(1, "a", 1, 0, 123.456),
+            standing(2, "b", 0, 1, -123.456),
+        ],
+        reasons: Vec::new(),
+        sprt: None,
+        end: EndKind::Complete,
+        scheduled: Some(2),
+    };
+    assert_eq!(
+        serde_json::to_string(&report).unwrap(),
+        concat!(
+            r#"{"end":"complete","games":0,"reasons":{},"standings":["#,
+            r#"{"drawn":0,"elo":123.5,"elo_margin":null,"games":1,"lost":0,"name":"a","points":2,"rank":1,"won":1},"#,
+            r#"{"drawn":0,"elo":-123.5,"elo_margin":null,"games":1,"lost":1,"name":"b","points":0,"rank":2,"won":0}"#,
+            r#"],"type":"standings"}"#
+        )
+    );
+}

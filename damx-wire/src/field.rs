@@ -691,7 +691,7 @@ impl fmt::Debug for Position {
 macro_rules! code {
     (
         $(#[$doc:meta])*
-        $name:ident { $( $(#[$vdoc:meta])* $variant:ident = $digit:literal ),+ $(,)? }
+        $name:ident { $( $(#[$vdoc:meta])* $variant:ident = $digit:literal => $words:literal ),+ $(,)? }
     ) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -720,6 +720,15 @@ macro_rules! code {
                 }
             }
         }
+
+        /// The meaning in words, for people (`{:?}` gives the variant's name).
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(match self {
+                    $( Self::$variant => $words ),+
+                })
+            }
+        }
     };
 }
 
@@ -727,13 +736,13 @@ code! {
     /// The answer of a GAMEACC.
     AcceptCode {
         /// `0`: the game is accepted.
-        Accepted = b'0',
+        Accepted = b'0' => "accepted",
         /// `1`: refused, the protocol version is not supported.
-        VersionNotSupported = b'1',
+        VersionNotSupported = b'1' => "protocol version not supported",
         /// `2`: refused, this game is not acceptable (time, position, ...) but another may be.
-        GameNotAcceptable = b'2',
+        GameNotAcceptable = b'2' => "this game is not acceptable",
         /// `3`: refused, no games at all.
-        NoGames = b'3',
+        NoGames = b'3' => "no games at all",
     }
 }
 
@@ -742,13 +751,13 @@ code! {
     /// `0`, and it is informational.
     EndReason {
         /// `0`: no reason given (always allowed).
-        NoReason = b'0',
+        NoReason = b'0' => "no reason given",
         /// `1`: I give up.
-        GiveUp = b'1',
+        GiveUp = b'1' => "giving up",
         /// `2`: draw.
-        Draw = b'2',
+        Draw = b'2' => "claiming a draw",
         /// `3`: I win.
-        Win = b'3',
+        Win = b'3' => "claiming a win",
     }
 }
 
@@ -756,9 +765,9 @@ code! {
     /// The stop code of a GAMEEND.
     StopCode {
         /// `0`: this game ends, I will play another.
-        Continue = b'0',
+        Continue = b'0' => "another game may follow",
         /// `1`: I want to stop entirely.
-        Stop = b'1',
+        Stop = b'1' => "stopping",
     }
 }
 
@@ -766,17 +775,29 @@ code! {
     /// The answer of a BACKACC.
     BackAccCode {
         /// `0`: accepted; both sides restore the requested position.
-        Accepted = b'0',
+        Accepted = b'0' => "accepted",
         /// `1`: take-back not supported.
-        NotSupported = b'1',
+        NotSupported = b'1' => "take-back not supported",
         /// `2`: declined, the game goes on.
-        Declined = b'2',
+        Declined = b'2' => "declined",
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Codes read in words; the digit stays the wire form.
+    #[test]
+    fn codes_read_in_words() {
+        assert_eq!(AcceptCode::NoGames.to_string(), "no games at all");
+        assert_eq!(EndReason::Draw.to_string(), "claiming a draw");
+        assert_eq!(
+            BackAccCode::NotSupported.to_string(),
+            "take-back not supported"
+        );
+        assert_eq!(StopCode::Stop.digit(), b'1');
+    }
 
     /// Every bounded number accepts exactly its range, at both ends.
     #[test]

@@ -4,6 +4,7 @@
 
 use clap::Args;
 use damx_session::hub::{HubOptions, HubPlayerOptions, MAX_SKILL};
+use damx_session::tournament::spec::{program_name, split_words};
 
 use super::EngineArgs;
 use crate::cmd;
@@ -58,7 +59,7 @@ pub(crate) fn parse_local_player(text: &str) -> Result<LocalPlayer, String> {
         .or_else(|| text.strip_prefix("hub="))
         .ok_or_else(|| format!("expected builtin or hub:COMMAND, found {text:?}"))?;
     let mut items = spec.split(",option.");
-    let words = super::referee::split_words(items.next().unwrap_or(""))?;
+    let words = split_words(items.next().unwrap_or("")).map_err(|e| e.to_string())?;
     if words.is_empty() {
         return Err("hub: the command is empty".into());
     }
@@ -93,16 +94,6 @@ impl LocalPlayer {
             ..HubPlayerOptions::default()
         })
     }
-}
-
-/// The file name of a command's program, without its extension: `scan` for `./bin/scan.exe hub`.
-pub(crate) fn program_name(command: &[String]) -> String {
-    command
-        .first()
-        .and_then(|program| std::path::Path::new(program).file_stem())
-        .map(|stem| stem.to_string_lossy().replace(char::is_whitespace, "_"))
-        .filter(|name| !name.is_empty())
-        .unwrap_or_else(|| "hub".to_owned())
 }
 
 #[cfg(test)]

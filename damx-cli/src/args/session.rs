@@ -13,14 +13,15 @@ use clap::{Args, ValueEnum};
 use damx_engine::Limits;
 use damx_rules::{Color, Position};
 use damx_session::{
-    DEFAULT_PORT, EnginePlayerOptions, FollowerConfig, GameFilter, PdnTarget, RecordOptions,
-    SessionConfig, Timeouts,
+    DEFAULT_PORT, EnginePlayerOptions, FollowerConfig, GameFilter, PdnTarget, RecordOptions, Role,
+    SeriesColors, SessionConfig, Timeouts,
 };
 
 use super::hub::{LocalPlayer, parse_local_player};
-use super::{EngineArgs, parse_position, parse_seconds};
+use super::{EngineArgs, parse_position};
 use crate::cmd;
-use crate::session::{Address, Peer};
+use damx_session::tournament::spec::parse_seconds;
+use damx_session::{Address, Endpoint};
 
 /// The default address: the DXP port on this machine.
 fn default_address() -> Address {
@@ -29,7 +30,8 @@ fn default_address() -> Address {
 
 /// `HOST:PORT`, checked for its form; the name is resolved when the command runs.
 fn parse_address(text: &str) -> Result<Address, String> {
-    Address::parse(text)
+    text.parse()
+        .map_err(|e: damx_session::AddressError| e.to_string())
 }
 
 /// Where the other program is: we listen for it, or we connect to it.
@@ -46,17 +48,17 @@ pub(crate) struct PeerArgs {
 
 impl PeerArgs {
     /// The peer, listening on or connecting to the default address when neither is given.
-    fn peer(&self, listen_by_default: bool) -> Peer {
+    fn peer(&self, listen_by_default: bool) -> Endpoint {
         match (&self.listen, &self.connect) {
-            (Some(address), _) => Peer::Listen(address.clone()),
-            (None, Some(address)) => Peer::Connect(address.clone()),
-            (None, None) if listen_by_default => Peer::Listen(default_address()),
-            (None, None) => Peer::Connect(default_address()),
+            (Some(address), _) => Endpoint::Listen(address.clone()),
+            (None, Some(address)) => Endpoint::Connect(address.clone()),
+            (None, None) if listen_by_default => Endpoint::Listen(default_address()),
+            (None, None) => Endpoint::Connect(default_address()),
         }
     }
 
     /// The peer if one was given.
-    fn given(&self) -> Option<Peer> {
+    fn given(&self) -> Option<Endpoint> {
         (self.listen.is_some() || self.connect.is_some()).then(|| self.peer(true))
     }
 }
@@ -144,14 +146,7 @@ pub(crate) struct StrengthArgs {
 impl StrengthArgs {
     /// The fixed limits, if any; `default` when none is given.
     fn limits(&self, default: Option<Limits>) -> Option<Limits> {
-        if self.depth.is_none() && self.time.is_none() {
-            return default;
-        }
-        Some(Limits {
-            depth: self.depth,
-            move_time: self.time,
-            ..Limits::default()
-        })
+        Limits::fixed(self.depth, None, self.time).or(default)
     }
 }
 
@@ -176,9 +171,9 @@ pub(crate) struct ShowArgs {
 impl ShowArgs {
     /// The display options; `default_board` when no `--board` is given (`-v` draws one after
     /// every move).
-    fn show(&self, default_board: Option<u32>) -> cmd::show::Options {
+    fn show(&self, default_board: Option<u32>) -> crate::show::Options {
         let verbose = crate::log::enabled(crate::log::Level::Verbose);
-        cmd::show::Options {
+        crate::show::Options {
             json: self.json,
             board_every: self
                 .board
@@ -202,13 +197,12 @@ pub(crate) enum ColorChoice {
 }
 
 impl ColorChoice {
-    /// Our colour in game `index` (0-based).
-    pub(crate) fn color(self, index: usize) -> Color {
+    /// Our colours through the series.
+    pub(crate) fn series(self) -> SeriesColors {
         match self {
-            ColorChoice::White => Color::White,
-            ColorChoice::Black => Color::Black,
-            ColorChoice::Alternate if index.is_multiple_of(2) => Color::White,
-            ColorChoice::Alternate => Color::Black,
+            ColorChoice::White => SeriesColors::Fixed(Color::White),
+            ColorChoice::Black => SeriesColors::Fixed(Color::Black),
+            ColorChoice::Alternate => SeriesColors::Alternate(Color::White),
         }
     }
 }
@@ -225,6 +219,54 @@ fn engine_player(
         engine: engine.options(),
         fixed: strength.limits(default),
         ..EnginePlayerOptions::default()
+    }
+}
+
+/// Our side in `follow` and `initiate`: who plays, the engine and its strength, the DXP
+/// options, the records and the display.
+#[derive(Debug, Args)]
+pub(crate) struct SideArgs {
+    /// Who plays: builtin (the damx engine) or hub:COMMAND (a Hub engine program, bridged to
+    /// DXP; add ,option.NAME=VALUE to set its parameters)
+    #[arg(long = "engine", value_name = "SPEC", default_value = "builtin", value_parser = parse_local_player)]
+    player: LocalPlayer,
+
+    #[command(flatten)]
+    engine: EngineArgs,
+
+    #[command(flatten)]
+    strength: StrengthArgs,
+
+    #[command(flatten)]
+    dxp: DxpArgs,
+
+    #[command(flatten)]
+    records: RecordArgs,
+
+    #[command(flatten)]
+    show: ShowArgs,
+}
+
+/// What [`SideArgs`] gives a command besides its session options.
+struct Side {
+    hub: Option<damx_session::hub::HubPlayerOptions>,
+    player: EnginePlayerOptions,
+    show: crate::show::Options,
+}
+
+impl SideArgs {
+    /// Applies the DXP and record options to `session`; the players and the display.
+    fn apply(&self, session: &mut SessionConfig) -> Side {
+        self.dxp.apply(session);
+        session.records = self.records.records(None);
+        let name = self.dxp.name.as_deref().unwrap_or("damx");
+        Side {
+            hub: self
+                .player
+                .hub_options(self.dxp.name.as_deref(), self.strength.limits(None)),
+            player: engine_player(name, &self.engine, &self.strength, None),
+            show: self.show.show(None),
+        }
     }
 }
 
@@ -257,11 +299,6 @@ pub(crate) struct FollowArgs {
     #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = parse_seconds)]
     idle_timeout: Duration,
 
-    /// Who plays: builtin (the damx engine) or hub:COMMAND (a Hub engine program, bridged to
-    /// DXP; add ,option.NAME=VALUE to set its parameters)
-    #[arg(long = "engine", value_name = "SPEC", default_value = "builtin", value_parser = parse_local_player)]
-    player: LocalPlayer,
-
     /// Seconds to wait for the first game request of a new connection (real programs send it
     /// at once)
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
@@ -274,19 +311,7 @@ pub(crate) struct FollowArgs {
     max_minutes: u16,
 
     #[command(flatten)]
-    engine: EngineArgs,
-
-    #[command(flatten)]
-    strength: StrengthArgs,
-
-    #[command(flatten)]
-    dxp: DxpArgs,
-
-    #[command(flatten)]
-    records: RecordArgs,
-
-    #[command(flatten)]
-    show: ShowArgs,
+    side: SideArgs,
 }
 
 impl FollowArgs {
@@ -311,24 +336,20 @@ impl FollowArgs {
             filter,
             max_minutes: self.max_minutes,
         });
-        self.dxp.apply(&mut session);
+        let side = self.side.apply(&mut session);
         session.timeouts = Timeouts {
             idle: self.idle_timeout,
             first_request: self.first_request_timeout,
             ..session.timeouts
         };
-        session.records = self.records.records(None);
-        let name = self.dxp.name.as_deref().unwrap_or("damx");
         cmd::follow::Config {
             peer: self.peer.peer(true),
             max_connections: self.max_connections as usize,
             games: self.games,
-            hub: self
-                .player
-                .hub_options(self.dxp.name.as_deref(), self.strength.limits(None)),
-            player: engine_player(name, &self.engine, &self.strength, None),
+            hub: side.hub,
+            player: side.player,
             session,
-            show: self.show.show(None),
+            show: side.show,
         }
     }
 }
@@ -372,25 +393,8 @@ pub(crate) struct InitiateArgs {
     #[arg(long)]
     ballots: bool,
 
-    /// Who plays: builtin (the damx engine) or hub:COMMAND (a Hub engine program, bridged to
-    /// DXP; add ,option.NAME=VALUE to set its parameters)
-    #[arg(long = "engine", value_name = "SPEC", default_value = "builtin", value_parser = parse_local_player)]
-    player: LocalPlayer,
-
     #[command(flatten)]
-    engine: EngineArgs,
-
-    #[command(flatten)]
-    strength: StrengthArgs,
-
-    #[command(flatten)]
-    dxp: DxpArgs,
-
-    #[command(flatten)]
-    records: RecordArgs,
-
-    #[command(flatten)]
-    show: ShowArgs,
+    side: SideArgs,
 }
 
 impl InitiateArgs {
@@ -403,27 +407,26 @@ impl InitiateArgs {
             (None, None, false) => cmd::initiate::Openings::Normal,
         };
         let mut session = SessionConfig::initiator(Default::default());
-        self.dxp.apply(&mut session);
-        session.records = self.records.records(None);
-        let name = self.dxp.name.as_deref().unwrap_or("damx");
+        let side = self.side.apply(&mut session);
         cmd::initiate::Config {
             peer: self.peer.peer(false),
             games: self.games,
             minutes: self.minutes,
             move_limit: self.moves,
-            color: self.color,
+            color: self.color.series(),
             openings,
-            hub: self
-                .player
-                .hub_options(self.dxp.name.as_deref(), self.strength.limits(None)),
-            player: engine_player(name, &self.engine, &self.strength, None),
+            hub: side.hub,
+            player: side.player,
             session,
-            show: self.show.show(None),
+            show: side.show,
         }
     }
 }
 
 // ---- demo -----------------------------------------------------------------------------------
+
+/// Where `demo` and `play` save their games when no `--pdn` is given.
+const DEFAULT_PDN: &str = "games";
 
 /// The time a move of the demo takes when nothing else is asked for.
 const DEMO_MOVE_TIME: Duration = Duration::from_millis(200);
@@ -439,13 +442,8 @@ pub(crate) struct DemoArgs {
     #[arg(long, value_name = "M", value_parser = clap::value_parser!(u16).range(1..=999), conflicts_with_all = ["depth", "time"])]
     minutes: Option<u16>,
 
-    /// Search each move this many plies deep [default: 0.2 seconds a move]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=127))]
-    depth: Option<u32>,
-
-    /// Search each move for this many seconds (decimals allowed) [default: 0.2]
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-    time: Option<Duration>,
+    #[command(flatten)]
+    strength: StrengthArgs,
 
     #[command(flatten)]
     engine: EngineArgs,
@@ -454,29 +452,11 @@ pub(crate) struct DemoArgs {
     #[arg(long, value_name = "MS", default_value_t = 100)]
     pace: u64,
 
-    /// Save the games as PDN: a file ending in .pdn gets every game appended, anything else is
-    /// a directory with one file per game
-    #[arg(long, value_name = "PATH", default_value = "games")]
-    pdn: PathBuf,
+    #[command(flatten)]
+    records: RecordArgs,
 
-    /// Log every frame the Initiator sends and receives as JSON lines to this file
-    #[arg(long, value_name = "FILE")]
-    transcript: Option<PathBuf>,
-
-    /// Draw the board after every N-th move (plies); alone, after every move
-    #[arg(
-        long,
-        value_name = "N",
-        num_args = 0..=1,
-        default_missing_value = "1",
-        default_value_t = 10,
-        value_parser = clap::value_parser!(u32).range(1..)
-    )]
-    board: u32,
-
-    /// Print the events as JSON lines instead of text
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    show: ShowArgs,
 }
 
 impl DemoArgs {
@@ -484,21 +464,11 @@ impl DemoArgs {
     pub(crate) fn into_config(self) -> cmd::demo::Config {
         let fixed = match self.minutes {
             Some(_) => None,
-            None => Some(Limits {
-                depth: self.depth,
-                move_time: match (self.depth, self.time) {
-                    (_, Some(time)) => Some(time),
-                    (None, None) => Some(DEMO_MOVE_TIME),
-                    (Some(_), None) => None,
-                },
-                ..Limits::default()
-            }),
+            None => self
+                .strength
+                .limits(Some(Limits::move_time(DEMO_MOVE_TIME))),
         };
-        let records = RecordArgs {
-            pdn: Some(self.pdn),
-            transcript: self.transcript,
-        }
-        .records(None);
+        let records = self.records.records(Some(DEFAULT_PDN));
         let player = |name: &str| EnginePlayerOptions {
             name: name.to_owned(),
             engine: self.engine.options(),
@@ -514,11 +484,7 @@ impl DemoArgs {
             follower: player("damx follower"),
             frame_gap: Duration::from_millis(self.pace),
             records,
-            show: cmd::show::Options {
-                json: self.json,
-                board_every: Some(self.board as usize),
-                numbered: false,
-            },
+            show: self.show.show(Some(10)),
         }
     }
 }
@@ -563,33 +529,17 @@ pub(crate) struct PlayArgs {
     #[arg(long, value_name = "FEN", value_parser = parse_position)]
     start: Option<Position>,
 
-    /// Your DXP name
-    #[arg(long, value_name = "NAME")]
-    name: Option<String>,
-
-    /// The built-in engine's search depth a move [default: 1 second a move]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=127))]
-    depth: Option<u32>,
-
-    /// The built-in engine's time a move in seconds (decimals allowed)
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-    time: Option<Duration>,
+    #[command(flatten)]
+    strength: StrengthArgs,
 
     #[command(flatten)]
     engine: EngineArgs,
 
-    /// The least gap between two frames, in milliseconds
-    #[arg(long, value_name = "MS", default_value_t = 100)]
-    pace: u64,
+    #[command(flatten)]
+    dxp: DxpArgs,
 
-    /// Save each game as PDN: a file ending in .pdn gets every game appended, anything else is
-    /// a directory with one file per game
-    #[arg(long, value_name = "PATH", default_value = "games")]
-    pdn: PathBuf,
-
-    /// Log every frame in and out as JSON lines to this file (appended)
-    #[arg(long, value_name = "FILE")]
-    transcript: Option<PathBuf>,
+    #[command(flatten)]
+    records: RecordArgs,
 }
 
 /// The time a move of the built-in engine takes in `play` when nothing else is asked for.
@@ -598,23 +548,18 @@ const PLAY_MOVE_TIME: Duration = Duration::from_secs(1);
 impl PlayArgs {
     /// The validated configuration.
     pub(crate) fn into_config(self) -> cmd::play::Config {
-        let strength = StrengthArgs {
-            depth: self.depth,
-            time: self.time,
-        };
         let engine = engine_player(
             "damx",
             &self.engine,
-            &strength,
+            &self.strength,
             Some(Limits::move_time(PLAY_MOVE_TIME)),
         );
-        let records = RecordArgs {
-            pdn: Some(self.pdn),
-            transcript: self.transcript,
-        }
-        .records(None);
-        let name = self
+        let records = self.records.records(Some(DEFAULT_PDN));
+        let mut session = SessionConfig::default();
+        self.dxp.apply(&mut session);
+        let name = session
             .name
+            .take()
             .or_else(|| {
                 std::env::var("USER")
                     .ok()
@@ -623,16 +568,18 @@ impl PlayArgs {
             .unwrap_or_else(|| "player".to_owned());
         cmd::play::Config {
             peer: self.peer.given(),
-            role: self.role,
-            color: self.color,
+            role: match self.role {
+                RoleChoice::Initiator => Role::Initiator,
+                RoleChoice::Follower => Role::Follower,
+            },
+            color: self.color.series(),
             games: self.games,
             minutes: self.minutes,
             move_limit: self.moves,
             start: self.start,
             name,
             engine,
-            frame_gap: Duration::from_millis(self.pace),
-            records,
+            session: SessionConfig { records, ..session },
         }
     }
 }

@@ -6,20 +6,29 @@
 //! output fails, the search is stopped through its stop signal rather than left running.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use damx_engine::{Engine, EngineOptions, Limits, Progress as Iteration, StopSignal};
-use damx_rules::{Game, Move, Position, pdn};
+use damx_rules::{Game, Position, pdn};
 use serde::Serialize;
 
-use crate::args::Subject;
 use crate::error::Error;
 use crate::input::read_text;
 use crate::log::info;
 use crate::progress::Progress;
 
 use super::ScoreJson;
+
+/// What `analyse` looks at: a position given on the command line, or a PDN file.
+#[derive(Debug, Clone)]
+pub(crate) enum Subject {
+    /// A FEN or `startpos`.
+    Position(Position),
+    /// A PDN file (`-` for standard input).
+    Pdn(PathBuf),
+}
 
 /// What to analyse and how.
 #[derive(Debug)]
@@ -198,7 +207,7 @@ impl Printer {
 
     /// One completed depth.
     fn iteration(&mut self, iteration: &Iteration, out: &mut dyn Write) -> std::io::Result<()> {
-        let pv = variation_text(&self.root, &iteration.pv);
+        let pv = self.root.line_texts(&iteration.pv);
         if self.json {
             let line = IterationLine {
                 kind: "iteration",
@@ -240,7 +249,7 @@ impl Printer {
     ) -> std::io::Result<()> {
         let best = result.best_move.map(|mv| self.root.move_text(&mv));
         if self.json {
-            let pv = variation_text(&self.root, &result.pv);
+            let pv = self.root.line_texts(&result.pv);
             let line = ResultLine {
                 kind: "result",
                 fen: self.root.to_fen(),
@@ -269,38 +278,5 @@ impl Printer {
                 self.root.side_to_move()
             ),
         }
-    }
-}
-
-/// The moves of a variation in notation, each in the position it is played from. Stops at a
-/// move that is not legal there (a variation from the table may be cut short, never wrong).
-fn variation_text(root: &Position, moves: &[Move]) -> Vec<String> {
-    let mut position = *root;
-    let mut texts = Vec::with_capacity(moves.len());
-    for mv in moves {
-        let Ok(next) = position.try_play(mv) else {
-            break;
-        };
-        texts.push(position.move_text(mv));
-        position = next;
-    }
-    texts
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A variation is written move by move in its own positions, and stops at an illegal move.
-    #[test]
-    fn a_variation_is_written_in_notation() {
-        let root = Position::initial();
-        let first = root.parse_move("32-28").unwrap();
-        let after = root.play(&first);
-        let second = after.parse_move("19-23").unwrap();
-        assert_eq!(
-            variation_text(&root, &[first, second, first]),
-            ["32-28", "19-23"]
-        );
     }
 }

@@ -12,7 +12,7 @@
 use std::io::Write;
 
 use crossbeam_channel::unbounded;
-use damx_rules::{Color, Position};
+use damx_rules::Color;
 use damx_session::{
     Command, Control, EnginePlayer, EnginePlayerOptions, Event, GameRecord, InitiatorConfig,
     LoopbackSide, RecordOptions, SessionConfig, play_loopback,
@@ -21,7 +21,7 @@ use damx_session::{
 use crate::error::Error;
 use crate::session::{on_interrupt, session_error, verdict};
 
-use super::show::{Options, Show};
+use crate::show::{Options, Show};
 
 /// What `damx demo` does.
 #[derive(Debug)]
@@ -128,22 +128,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
 
 /// The moves of a game, numbered, in lines of at most 80 characters.
 fn movetext(record: &GameRecord) -> String {
-    let mut position: Position = record.start;
-    let mut words = Vec::with_capacity(record.moves.len() + 1);
-    let mut number = 1;
-    if position.side_to_move() == Color::Black && !record.moves.is_empty() {
-        words.push("1...".to_owned());
-    }
-    for mv in &record.moves {
-        let text = position.move_text(mv);
-        if position.side_to_move() == Color::White {
-            words.push(format!("{number}. {text}"));
-        } else {
-            words.push(text);
-            number += 1;
-        }
-        position = position.play(mv);
-    }
+    let mut words = record.start.numbered_line(&record.moves);
     words.push(record.result.as_str().to_owned());
     let mut text = String::from("moves:");
     let mut line_len = text.len();

@@ -16,14 +16,15 @@ use std::thread;
 use crossbeam_channel::unbounded;
 use damx_session::{
     Command, Control, EnginePlayerOptions, Event, ServerConfig, ServerEvent, SessionConfig,
-    SessionReport, connect, run_session, serve,
+    SessionReport, connect, hash_per_session, run_session, serve,
 };
 
 use crate::error::Error;
 use crate::log::info;
-use crate::session::{Peer, on_interrupt, session_error, verdict};
+use crate::session::{on_interrupt, session_error, verdict};
+use damx_session::Endpoint;
 
-use super::show::{Options, Show};
+use crate::show::{Options, Show};
 
 /// How long a connection may take to be made.
 pub(crate) const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -32,7 +33,7 @@ pub(crate) const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::fro
 #[derive(Debug)]
 pub(crate) struct Config {
     /// Listen for connections or connect.
-    pub(crate) peer: Peer,
+    pub(crate) peer: Endpoint,
     /// How many sessions at once when listening.
     pub(crate) max_connections: usize,
     /// Stop after this many games in all.
@@ -55,8 +56,9 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         "engine: {} thread(s), {} MiB of hash a game, {}",
         config.player.engine.threads,
         match &config.peer {
-            Peer::Listen(_) => hash_per_game(config.player.engine.hash_mb, config.max_connections),
-            Peer::Connect(_) => config.player.engine.hash_mb,
+            Endpoint::Listen(_) =>
+                hash_per_session(config.player.engine.hash_mb, config.max_connections),
+            Endpoint::Connect(_) => config.player.engine.hash_mb,
         },
         match &config.player.fixed {
             Some(limits) => format!("fixed limits: {limits}"),
@@ -64,8 +66,8 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         }
     );
     match &config.peer {
-        Peer::Listen(address) => {
-            let listener = address.bind()?;
+        Endpoint::Listen(address) => {
+            let listener = address.bind().map_err(session_error)?;
             let server = ServerConfig {
                 session: config.session.clone(),
                 max_sessions: config.max_connections,
@@ -77,7 +79,8 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             });
             let (events_tx, events) = unbounded::<ServerEvent>();
             let mut options = config.player.clone();
-            options.engine.hash_mb = hash_per_game(options.engine.hash_mb, config.max_connections);
+            options.engine.hash_mb =
+                hash_per_session(options.engine.hash_mb, config.max_connections);
             let hub = config.hub.clone();
             let serving = thread::spawn(move || {
                 let players = || -> Box<dyn damx_session::Player> {
@@ -116,7 +119,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             output.map_err(Error::stdout)?;
             verdict(report.sessions.iter().map(|(_, report)| report))
         }
-        Peer::Connect(address) => {
+        Endpoint::Connect(address) => {
             let connection = connect(address.to_string(), &config.session, CONNECT_TIMEOUT)
                 .map_err(session_error)?;
             let player = super::hub::local_player(&config.player, config.hub.as_ref());
@@ -130,11 +133,6 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             verdict([&report])
         }
     }
-}
-
-/// Each game's share of a total of `total` MiB when `games` may run at once (at least 1 MiB).
-pub(crate) fn hash_per_game(total: usize, games: usize) -> usize {
-    (total / games.max(1)).max(1)
 }
 
 /// Runs one session on its own thread (`session` gets the command and event channels), with
@@ -175,19 +173,4 @@ where
     });
     output.map_err(Error::stdout)?;
     Ok(report)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `--hash` is shared by the games that may run at once, at least 1 MiB each.
-    #[test]
-    fn hash_is_shared_by_the_games() {
-        assert_eq!(hash_per_game(64, 1), 64);
-        assert_eq!(hash_per_game(64, 4), 16);
-        assert_eq!(hash_per_game(64, 64), 1);
-        assert_eq!(hash_per_game(64, 256), 1);
-        assert_eq!(hash_per_game(100, 0), 100);
-    }
 }

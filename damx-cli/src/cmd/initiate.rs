@@ -10,20 +10,21 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use damx_rules::{Position, pdn};
+use damx_rules::Position;
+use damx_session::tournament::Opening;
 use damx_session::{
-    EnginePlayerOptions, GameSettings, InitiatorConfig, RoleConfig, SessionConfig, accept, connect,
-    run_session,
+    EnginePlayerOptions, InitiatorConfig, RoleConfig, SeriesColors, SessionConfig, accept_and_run,
+    connect, run_session,
 };
 
-use crate::args::ColorChoice;
 use crate::error::Error;
 use crate::input::read_text;
 use crate::log::info;
-use crate::session::{Peer, session_error, verdict};
+use crate::session::{session_error, verdict};
+use damx_session::Endpoint;
 
 use super::follow::{CONNECT_TIMEOUT, drive};
-use super::show::{Options, Show};
+use crate::show::{Options, Show};
 
 /// Where the games start.
 #[derive(Debug)]
@@ -42,7 +43,7 @@ pub(crate) enum Openings {
 #[derive(Debug)]
 pub(crate) struct Config {
     /// Connect or listen.
-    pub(crate) peer: Peer,
+    pub(crate) peer: Endpoint,
     /// How many games.
     pub(crate) games: u32,
     /// Minutes per player.
@@ -50,7 +51,7 @@ pub(crate) struct Config {
     /// Moves per side (0: no limit).
     pub(crate) move_limit: u16,
     /// Our colour.
-    pub(crate) color: ColorChoice,
+    pub(crate) color: SeriesColors,
     /// Where the games start.
     pub(crate) openings: Openings,
     /// The engine.
@@ -67,7 +68,7 @@ pub(crate) struct Config {
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     crate::session::check_records(&config.session.records)?;
     let openings = load_openings(&config.openings)?;
-    let plan = plan(
+    let plan = InitiatorConfig::series_with(
         config.games,
         config.color,
         config.minutes,
@@ -80,7 +81,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     super::hub::check(config.hub.as_ref())?;
     let player = super::hub::local_player(&config.player, config.hub.as_ref());
     let report = match &config.peer {
-        Peer::Connect(address) => {
+        Endpoint::Connect(address) => {
             let connection =
                 connect(address.to_string(), &session, CONNECT_TIMEOUT).map_err(session_error)?;
             drive(
@@ -89,21 +90,15 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
                 out,
             )?
         }
-        Peer::Listen(address) => {
-            let listener = address.bind()?;
+        Endpoint::Listen(address) => {
+            let listener = address.bind().map_err(session_error)?;
             if let Ok(local) = listener.local_addr() {
                 Show::new(config.show.clone(), false)
                     .listening(local, out)
                     .map_err(Error::stdout)?;
             }
             drive(
-                |commands, events| match accept(&listener, &session, &commands) {
-                    Ok(Some(connection)) => {
-                        run_session(connection, &session, player, commands, events)
-                    }
-                    Ok(None) => stopped_before_connection(),
-                    Err(error) => failed_before_connection(error),
-                },
+                |commands, events| accept_and_run(&listener, &session, player, commands, events),
                 &config.show,
                 out,
             )?
@@ -128,52 +123,6 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     Ok(())
 }
 
-/// The report of a session stopped (Ctrl-C) before anyone connected.
-pub(crate) fn stopped_before_connection() -> damx_session::SessionReport {
-    damx_session::SessionReport {
-        peer: None,
-        games: Vec::new(),
-        saved: Vec::new(),
-        violations: 0,
-        close_reason: damx_session::CloseReason::StopRequested,
-    }
-}
-
-/// The report of a session whose connection could not be accepted.
-pub(crate) fn failed_before_connection(
-    error: damx_session::SessionError,
-) -> damx_session::SessionReport {
-    damx_session::SessionReport {
-        close_reason: damx_session::CloseReason::ConnectionFailed(error.to_string()),
-        ..stopped_before_connection()
-    }
-}
-
-/// The games to ask for: our colour by `color`; with openings, each played twice in a row
-/// with colours swapped when the colours alternate, else once each; the list is cycled.
-pub(crate) fn plan(
-    games: u32,
-    color: ColorChoice,
-    minutes: u16,
-    move_limit: u16,
-    openings: &[Position],
-) -> InitiatorConfig {
-    let per_opening = if color == ColorChoice::Alternate {
-        2
-    } else {
-        1
-    };
-    let games = (0..games as usize)
-        .map(|index| GameSettings {
-            our_color: color.color(index),
-            minutes,
-            move_limit,
-            start: (!openings.is_empty()).then(|| openings[(index / per_opening) % openings.len()]),
-        })
-        .collect();
-    InitiatorConfig { games }
-}
-
 /// The start positions the options ask for (empty: the normal start).
 fn load_openings(openings: &Openings) -> Result<Vec<Position>, Error> {
     Ok(match openings {
@@ -183,80 +132,10 @@ fn load_openings(openings: &Openings) -> Result<Vec<Position>, Error> {
             .iter()
             .map(|ballot| ballot.position)
             .collect(),
-        Openings::File(path) => {
-            let text = read_text(path)?;
-            let name = path.display();
-            let positions = if looks_like_pdn(&text) {
-                let games =
-                    pdn::parse_games(&text).map_err(|e| Error::Invalid(format!("{name}: {e}")))?;
-                let mut positions = Vec::with_capacity(games.len());
-                for (index, record) in games.iter().enumerate() {
-                    let game = record
-                        .to_game()
-                        .map_err(|e| Error::Invalid(format!("{name}: game {}: {e}", index + 1)))?;
-                    positions.push(*game.position());
-                }
-                positions
-            } else {
-                pdn::parse_fen_list(&text).map_err(|e| Error::Invalid(format!("{name}: {e}")))?
-            };
-            if let Some(index) = positions.iter().position(|p| !p.has_legal_move()) {
-                return Err(Error::Invalid(format!(
-                    "{name}: opening {} has no legal move",
-                    index + 1
-                )));
-            }
-            if positions.is_empty() {
-                return Err(Error::Invalid(format!("{name}: no opening in the file")));
-            }
-            positions
-        }
+        Openings::File(path) => Opening::read(&read_text(path)?)
+            .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?
+            .into_iter()
+            .map(|opening| opening.start.unwrap_or_else(Position::initial))
+            .collect(),
     })
-}
-
-/// Whether an openings file is PDN (tags or numbered moves) rather than a FEN list.
-fn looks_like_pdn(text: &str) -> bool {
-    text.lines()
-        .map(str::trim)
-        .find(|line| !line.is_empty() && !line.starts_with('#') && !line.starts_with('%'))
-        .is_some_and(|line| line.starts_with('[') || line.starts_with(|c: char| c.is_ascii_digit()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use damx_rules::Color;
-
-    /// Alternating colours play each opening twice; a fixed colour plays each once.
-    #[test]
-    fn the_plan_pairs_openings_with_colours() {
-        let a = Position::initial();
-        let b: Position = "B:W31-50:B1-20".parse().unwrap();
-        let plan = super::plan(4, ColorChoice::Alternate, 5, 0, &[a, b]);
-        let colors: Vec<Color> = plan.games.iter().map(|g| g.our_color).collect();
-        assert_eq!(
-            colors,
-            [Color::White, Color::Black, Color::White, Color::Black]
-        );
-        let starts: Vec<_> = plan.games.iter().map(|g| g.start).collect();
-        assert_eq!(starts, [Some(a), Some(a), Some(b), Some(b)]);
-        let plan = super::plan(3, ColorChoice::Black, 1, 40, &[a, b]);
-        assert!(plan.games.iter().all(|g| g.our_color == Color::Black));
-        let starts: Vec<_> = plan.games.iter().map(|g| g.start).collect();
-        assert_eq!(starts, [Some(a), Some(b), Some(a)]);
-        assert!(
-            super::plan(2, ColorChoice::White, 5, 0, &[])
-                .games
-                .iter()
-                .all(|g| g.start.is_none())
-        );
-    }
-
-    /// PDN is told from a FEN list by its first line.
-    #[test]
-    fn openings_files_are_recognised() {
-        assert!(looks_like_pdn("[Event \"x\"]\n1. 32-28 *"));
-        assert!(looks_like_pdn("\n1. 32-28 19-23 *"));
-        assert!(!looks_like_pdn("# ballots\nW:W31-50:B1-20\n"));
-    }
 }

@@ -20,7 +20,6 @@ pub(crate) mod perft;
 pub(crate) mod play;
 pub(crate) mod proxy;
 pub(crate) mod referee;
-pub(crate) mod show;
 
 /// Counts the valid and invalid items of a conversion, which goes on past invalid ones.
 #[derive(Debug, Default)]

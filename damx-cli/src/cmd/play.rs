@@ -6,7 +6,7 @@
 //! ([`damx_session::play_loopback`]). Against another program, `--connect` or `--listen`
 //! reaches it and `--role` says who asks for the game.
 //!
-//! The person is a [`Player`] ([`Human`]) whose moves come from this thread: when the session
+//! The person is a [`ChannelPlayer`] whose moves come from this thread: when the session
 //! asks for a move, the request comes here, the board and a prompt are shown, and the typed
 //! move goes back. Everything typed is read line by line from standard input by a thread of
 //! its own, so the session goes on (the peer's chat, a take-back request) while the person
@@ -17,33 +17,31 @@
 
 use std::io::{BufRead, Write};
 use std::thread;
-use std::time::Duration;
 
-use crossbeam_channel::{Receiver, Sender, bounded, never, select, unbounded};
-use damx_rules::{Bitboard, Game, Move, MoveTextErrorKind, Position, Square};
+use crossbeam_channel::{Receiver, never, select, unbounded};
+use damx_rules::{Move, MoveTextErrorKind, Position};
 use damx_session::{
-    ClockState, Control, EndReason, EnginePlayer, EnginePlayerOptions, Event, FollowerConfig,
-    LoopbackSide, Player, RecordOptions, SessionConfig, SessionReport, StopSignal, TakeBackPolicy,
-    accept, connect, play_loopback, run_session,
+    ChannelPlayer, Control, EndReason, EnginePlayer, EnginePlayerOptions, Event, FollowerConfig,
+    InitiatorConfig, LoopbackSide, MoveRequest, Role, RoleConfig, SeriesColors, SessionConfig,
+    SessionReport, accept_and_run, connect, play_loopback, run_session,
 };
 
-use crate::args::{ColorChoice, RoleChoice};
 use crate::error::Error;
-use crate::session::{Peer, on_interrupt, session_error, verdict};
+use crate::session::{on_interrupt, session_error, verdict};
+use damx_session::Endpoint;
 
 use super::follow::CONNECT_TIMEOUT;
-use super::initiate::{failed_before_connection, plan, stopped_before_connection};
-use super::show::{self, Options, Show};
+use crate::show::{Options, Show};
 
 /// What `damx play` does.
 #[derive(Debug)]
 pub(crate) struct Config {
     /// Another program, or `None` for the built-in engine.
-    pub(crate) peer: Option<Peer>,
+    pub(crate) peer: Option<Endpoint>,
     /// Who asks for the game against another program.
-    pub(crate) role: RoleChoice,
+    pub(crate) role: Role,
     /// The person's colour (as Initiator).
-    pub(crate) color: ColorChoice,
+    pub(crate) color: SeriesColors,
     /// How many games (as Initiator).
     pub(crate) games: u32,
     /// The clock (as Initiator).
@@ -56,10 +54,8 @@ pub(crate) struct Config {
     pub(crate) name: String,
     /// The built-in engine.
     pub(crate) engine: EnginePlayerOptions,
-    /// The least gap between frames.
-    pub(crate) frame_gap: Duration,
-    /// Records of the person's session.
-    pub(crate) records: RecordOptions,
+    /// The person's session: frame gap, time-outs, records (its role and name are set here).
+    pub(crate) session: SessionConfig,
 }
 
 /// The commands, as `help` shows them.
@@ -76,61 +72,15 @@ commands:
   yes / no                 answer the opponent's request to take back moves
   help                     this list";
 
-/// A request for the person's move.
-struct Turn {
-    game: Game,
-    clock: ClockState,
-    reply: Sender<Option<Move>>,
-    stop: StopSignal,
-}
-
-/// The person at the terminal as a session's player.
-struct Human {
-    name: String,
-    turns: Sender<Turn>,
-}
-
-impl Player for Human {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn choose_move(&mut self, game: &Game, clock: &ClockState, stop: &StopSignal) -> Option<Move> {
-        let (reply, answer) = bounded(1);
-        let turn = Turn {
-            game: game.clone(),
-            clock: *clock,
-            reply,
-            stop: stop.clone(),
-        };
-        if self.turns.send(turn).is_err() {
-            return None;
-        }
-        loop {
-            match answer.recv_timeout(Duration::from_millis(50)) {
-                Ok(mv) => return mv,
-                Err(crossbeam_channel::RecvTimeoutError::Timeout) if !stop.is_stopped() => {}
-                Err(_) => return None,
-            }
-        }
-    }
-
-    fn take_back_policy(&self) -> TakeBackPolicy {
-        TakeBackPolicy::Ask
-    }
-}
-
 /// Plays.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
-    let (turns_tx, turns) = unbounded::<Turn>();
-    let human = Box::new(Human {
-        name: config.name.clone(),
-        turns: turns_tx,
-    });
-    let initiator = config.peer.is_none() || config.role == RoleChoice::Initiator;
-    let mut session = if initiator {
+    let (human, turns) = ChannelPlayer::new(config.name.clone());
+    let human = Box::new(human);
+    let initiator = config.peer.is_none() || config.role == Role::Initiator;
+    let mut session = config.session.clone();
+    session.role = if initiator {
         let openings: Vec<Position> = config.start.into_iter().collect();
-        SessionConfig::initiator(plan(
+        RoleConfig::Initiator(InitiatorConfig::series_with(
             config.games,
             config.color,
             config.minutes,
@@ -138,11 +88,9 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             &openings,
         ))
     } else {
-        SessionConfig::follower(FollowerConfig::default())
+        RoleConfig::Follower(FollowerConfig::default())
     };
     session.name = Some(config.name.clone());
-    session.frame_gap = config.frame_gap;
-    session.records = config.records.clone();
 
     let (control, commands) = Control::new();
     let (events_tx, events) = unbounded::<Event>();
@@ -165,8 +113,8 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     .map_err(Error::stdout)?;
 
     let listener = match &config.peer {
-        Some(Peer::Listen(address)) => {
-            let listener = address.bind()?;
+        Some(Endpoint::Listen(address)) => {
+            let listener = address.bind().map_err(session_error)?;
             if let Ok(local) = listener.local_addr() {
                 Show::new(Options::default(), false)
                     .listening(local, out)
@@ -177,7 +125,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         _ => None,
     };
     let connection = match &config.peer {
-        Some(Peer::Connect(address)) => {
+        Some(Endpoint::Connect(address)) => {
             Some(connect(address.to_string(), &session, CONNECT_TIMEOUT).map_err(session_error)?)
         }
         _ => None,
@@ -193,19 +141,13 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
                 )]);
             }
             if let Some(listener) = listener {
-                let report = match accept(&listener, session, &commands) {
-                    Ok(Some(connection)) => {
-                        run_session(connection, session, human, commands, events_tx)
-                    }
-                    Ok(None) => stopped_before_connection(),
-                    Err(error) => failed_before_connection(error),
-                };
+                let report = accept_and_run(&listener, session, human, commands, events_tx);
                 return Ok(vec![report]);
             }
             let (engine_control, engine_commands) =
                 engine_control.expect("the built-in engine has a control");
             let engine_config = SessionConfig {
-                frame_gap: config.frame_gap,
+                frame_gap: session.frame_gap,
                 ..SessionConfig::default()
             };
             let engine = LoopbackSide {
@@ -240,7 +182,7 @@ struct Ui<'a> {
     out: &'a mut dyn Write,
     show: Show,
     /// The move asked for, while it is the person's turn.
-    turn: Option<Turn>,
+    turn: Option<MoveRequest>,
     /// The captures an ambiguous text fitted, waiting for a number.
     choice: Vec<Move>,
     /// The opponent asked to take back moves and waits for yes or no.
@@ -276,7 +218,7 @@ impl<'a> Ui<'a> {
     }
 
     /// Runs until the session is over (its events channel closes).
-    fn run(&mut self, events: &Receiver<Event>, turns: &Receiver<Turn>) {
+    fn run(&mut self, events: &Receiver<Event>, turns: &Receiver<MoveRequest>) {
         let mut lines = read_lines();
         loop {
             select! {
@@ -366,12 +308,8 @@ impl<'a> Ui<'a> {
     }
 
     /// The person's turn, if it is still asked for.
-    fn current_turn(&mut self) -> Option<&Turn> {
-        if self
-            .turn
-            .as_ref()
-            .is_some_and(|turn| turn.stop.is_stopped())
-        {
+    fn current_turn(&mut self) -> Option<&MoveRequest> {
+        if self.turn.as_ref().is_some_and(|turn| turn.is_withdrawn()) {
             self.turn = None;
         }
         self.turn.as_ref()
@@ -400,11 +338,8 @@ impl<'a> Ui<'a> {
         match word.to_ascii_lowercase().as_str() {
             "help" | "?" => self.say(HELP),
             "board" => {
-                let text = format!(
-                    "{}{}",
-                    show::board(&self.position, true),
-                    self.position.to_fen()
-                );
+                let board = self.position.diagram().numbered(true).indent(2);
+                let text = format!("{}{}", board.side_to_move(false), self.position.to_fen());
                 self.say(&text);
             }
             "moves" => {
@@ -470,20 +405,13 @@ impl<'a> Ui<'a> {
         match position.parse_move(text) {
             Ok(mv) => self.play(mv),
             Err(error) => match &error.kind {
-                MoveTextErrorKind::Ambiguous { candidates } => {
-                    let moves: Vec<Move> = candidates
-                        .iter()
-                        .filter_map(|candidate| candidate_move(&position, candidate))
-                        .collect();
-                    if moves.len() != candidates.len() {
-                        return self.say(&error.to_string());
-                    }
+                MoveTextErrorKind::Ambiguous { candidates, moves } => {
                     let mut text = format!("{text} fits {} captures:", moves.len());
                     for (number, candidate) in candidates.iter().enumerate() {
                         text.push_str(&format!("\n  {}) {candidate}", number + 1));
                     }
                     text.push_str("\nwhich one? (type its number)");
-                    self.choice = moves;
+                    self.choice = moves.clone();
                     self.say(&text);
                 }
                 _ => {
@@ -495,37 +423,10 @@ impl<'a> Ui<'a> {
     }
 
     fn play(&mut self, mv: Move) {
-        match self.turn.take() {
-            Some(turn) if !turn.stop.is_stopped() => {
-                let _ = turn.reply.send(Some(mv));
-            }
-            _ => self.say("it is not your turn any more"),
+        if !self.turn.take().is_some_and(|turn| turn.answer(Some(mv))) {
+            self.say("it is not your turn any more");
         }
     }
-}
-
-/// The legal move a candidate of an ambiguity error names: `27x38x49 (captures 32,43)` gives
-/// its start, end and captured squares, which tell a move apart.
-fn candidate_move(position: &Position, candidate: &str) -> Option<Move> {
-    let (path, captured) = candidate.split_once("(captures ")?;
-    let squares: Vec<Square> = path
-        .trim()
-        .split('x')
-        .map(|square| square.trim().parse().ok())
-        .collect::<Option<_>>()?;
-    let captured: Bitboard = captured
-        .trim_end_matches(')')
-        .split(',')
-        .map(|square| square.trim().parse::<Square>().ok())
-        .collect::<Option<Vec<Square>>>()?
-        .into_iter()
-        .collect();
-    let (from, to) = (*squares.first()?, *squares.last()?);
-    position
-        .legal_moves()
-        .iter()
-        .find(|mv| mv.from() == from && mv.to() == to && mv.captured() == captured)
-        .copied()
 }
 
 /// Standard input, a line at a time, from a thread of its own (the channel closes at its end).
@@ -541,27 +442,4 @@ fn read_lines() -> Receiver<String> {
         }
     });
     receiver
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// An ambiguity's candidates name their moves by start, end and captured squares.
-    #[test]
-    fn candidates_name_their_moves() {
-        let position: Position = "W:W32:B27,28".parse().unwrap();
-        let legal = position.legal_moves();
-        let mv = legal[0];
-        let path = position.capture_path(&mv).unwrap();
-        let mut text = mv.from().to_string();
-        for square in path {
-            text.push('x');
-            text.push_str(&square.to_string());
-        }
-        let captured: Vec<String> = mv.captured().iter().map(|s| s.to_string()).collect();
-        let candidate = format!("{text} (captures {})", captured.join(","));
-        assert_eq!(candidate_move(&position, &candidate), Some(mv));
-        assert_eq!(candidate_move(&position, "32x21"), None);
-    }
 }

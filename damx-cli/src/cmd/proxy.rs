@@ -16,12 +16,12 @@
 //! summary counts them all).
 
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpStream};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
-use crossbeam_channel::{Sender, bounded, unbounded};
+use crossbeam_channel::{Receiver, Sender, bounded};
 use damx_session::monitor::{Finding, Monitor, Observation, Party};
 use damx_wire::{Framer, StreamError};
 use serde_json::{Value, json};
@@ -29,7 +29,8 @@ use serde_json::{Value, json};
 use crate::error::Error;
 use crate::input::Quoted;
 use crate::log::{self, Level};
-use crate::session::{Address, interrupted, on_interrupt_saying};
+use crate::session::{interrupted, on_interrupt_saying, session_error};
+use damx_session::{Address, Control, accept_stream, connect_stream};
 
 /// What `damx proxy` does.
 #[derive(Debug)]
@@ -52,7 +53,7 @@ enum Traffic {
 
 /// Relays one connection between the two programs and logs it.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
-    let listener = config.listen.bind()?;
+    let listener = config.listen.bind().map_err(session_error)?;
     let local = listener.local_addr().map_err(|source| Error::Network {
         context: format!("cannot listen on {}", config.listen),
         source,
@@ -70,37 +71,8 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         json!({"type": "listening", "address": local.to_string()}),
         || format!("listening on {local}"),
     )?;
-
-    // Ctrl-C while waiting: stop waiting.
-    let (stop_tx, stop) = unbounded::<()>();
-    let stop_waiting = stop_tx.clone();
-    on_interrupt_saying("no longer waiting for a connection", move |_| {
-        let _ = stop_waiting.send(());
-    });
-    listener
-        .set_nonblocking(true)
-        .map_err(|source| Error::Network {
-            context: format!("cannot listen on {local}"),
-            source,
-        })?;
-    let (a, a_address) = loop {
-        match listener.accept() {
-            Ok(accepted) => break accepted,
-            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(source) => {
-                return Err(Error::Network {
-                    context: format!("cannot accept a connection on {local}"),
-                    source,
-                });
-            }
-        }
-        if stop.recv_timeout(Duration::from_millis(50)).is_ok() {
-            return Err(Error::Interrupted);
-        }
-    };
+    let (a, a_address) = wait_for_a(&listener, local)?;
     drop(listener);
-    let _ = a.set_nonblocking(false);
     log.start = Instant::now();
     let b = connect(&config.connect)?;
     let b_address = b.peer_addr().ok();
@@ -117,11 +89,41 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             )
         },
     )?;
+    let traffic = start_copying(&a, &b)?;
+    watch(traffic, &mut log, out)?;
+    log.summary(out)?;
+    if interrupted() {
+        return Err(Error::Interrupted);
+    }
+    match log.findings {
+        0 => Ok(()),
+        n => Err(Error::Peer(format!(
+            "{n} violation{} of the spec flagged above",
+            if n == 1 { "" } else { "s" }
+        ))),
+    }
+}
+
+/// Waits for program A on `listener`; Ctrl-C stops the wait.
+fn wait_for_a(listener: &TcpListener, local: SocketAddr) -> Result<(TcpStream, SocketAddr), Error> {
+    let (control, commands) = Control::new();
+    on_interrupt_saying("no longer waiting for a connection", move |_| {
+        control.stop();
+    });
+    accept_stream(listener, &commands)
+        .map_err(|source| Error::Network {
+            context: format!("cannot accept a connection on {local}"),
+            source,
+        })?
+        .ok_or(Error::Interrupted)
+}
+
+/// Copies A to B and B to A on threads of their own; what passes comes out of the channel.
+fn start_copying(a: &TcpStream, b: &TcpStream) -> Result<Receiver<Traffic>, Error> {
     let _ = a.set_nodelay(true);
     let _ = b.set_nodelay(true);
-
     // Ctrl-C from now on: shut both connections, which ends the copying.
-    let (shut_a, shut_b) = (clone(&a)?, clone(&b)?);
+    let (shut_a, shut_b) = (clone(a)?, clone(b)?);
     on_interrupt_saying("closing both connections", move |_| {
         let _ = shut_a.shutdown(Shutdown::Both);
         let _ = shut_b.shutdown(Shutdown::Both);
@@ -129,9 +131,14 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     // Bounded: a program that floods the other makes its copy wait for the log, not memory
     // grow.
     let (traffic_tx, traffic) = bounded::<Traffic>(TRAFFIC_KEPT);
-    spawn_copy(Party::A, clone(&a)?, clone(&b)?, traffic_tx.clone());
-    spawn_copy(Party::B, clone(&b)?, clone(&a)?, traffic_tx);
+    spawn_copy(Party::A, clone(a)?, clone(b)?, traffic_tx.clone());
+    spawn_copy(Party::B, clone(b)?, clone(a)?, traffic_tx);
+    Ok(traffic)
+}
 
+/// Frames what passes, has the monitor judge each frame and each end, and logs them, until
+/// both directions have ended.
+fn watch(traffic: Receiver<Traffic>, log: &mut Log, out: &mut dyn Write) -> Result<(), Error> {
     let mut monitor = Monitor::new();
     let mut framers = [Framer::new(), Framer::new()];
     let mut buffers = [BytesMut::new(), BytesMut::new()];
@@ -172,17 +179,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             }
         }
     }
-    log.summary(out)?;
-    if interrupted() {
-        return Err(Error::Interrupted);
-    }
-    match log.findings {
-        0 => Ok(()),
-        n => Err(Error::Peer(format!(
-            "{n} violation{} of the spec flagged above",
-            if n == 1 { "" } else { "s" }
-        ))),
-    }
+    Ok(())
 }
 
 fn index(party: Party) -> usize {
@@ -201,16 +198,9 @@ fn clone(stream: &TcpStream) -> Result<TcpStream, Error> {
 
 /// Connects to the second program (10 s at most).
 fn connect(address: &Address) -> Result<TcpStream, Error> {
-    let mut last = None;
-    for resolved in address.resolve()? {
-        match TcpStream::connect_timeout(&resolved, Duration::from_secs(10)) {
-            Ok(stream) => return Ok(stream),
-            Err(error) => last = Some(error),
-        }
-    }
-    Err(Error::Network {
+    connect_stream(address.to_string(), Duration::from_secs(10)).map_err(|source| Error::Network {
         context: format!("cannot connect to {address}"),
-        source: last.unwrap_or_else(|| io::Error::other("no address")),
+        source,
     })
 }
 
@@ -273,7 +263,7 @@ impl Log {
         } else {
             // What the programs sent is data: no control character reaches the terminal, and
             // a line break in a chat cannot start a line of its own.
-            writeln!(out, "{}", super::show::escaped(&text()))
+            writeln!(out, "{}", crate::show::escaped(&text()))
         };
         written.and_then(|()| out.flush()).map_err(Error::stdout)
     }

@@ -23,7 +23,6 @@ use damx_session::tournament::{
     EndKind, TournamentConfig, TournamentControl, TournamentError, TournamentEvent,
     TournamentReport, run_tournament,
 };
-use serde_json::json;
 
 use crate::error::Error;
 use crate::log::{Level, enabled, info, note};
@@ -88,7 +87,8 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         for line in &report.games {
             writeln!(out, "{}", line.to_json()).map_err(Error::stdout)?;
         }
-        writeln!(out, "{}", summary_json(&report)).map_err(Error::stdout)?;
+        serde_json::to_writer(&mut *out, &report).map_err(|e| Error::stdout(e.into()))?;
+        writeln!(out).map_err(Error::stdout)?;
     } else {
         write_table(&report, out).map_err(Error::stdout)?;
     }
@@ -225,46 +225,4 @@ fn write_table(report: &TournamentReport, out: &mut dyn Write) -> std::io::Resul
         )?;
     }
     out.flush()
-}
-
-/// The standings as one JSON object.
-fn summary_json(report: &TournamentReport) -> String {
-    let standings: Vec<serde_json::Value> = report
-        .standings
-        .iter()
-        .map(|s| {
-            json!({
-                "rank": s.rank,
-                "name": s.name,
-                "points": s.points,
-                "games": s.tally.games(),
-                "won": s.tally.wins,
-                "drawn": s.tally.draws,
-                "lost": s.tally.losses,
-                "elo": s.elo.filter(|e| e.elo.is_finite()).map(|e| (e.elo * 10.0).round() / 10.0),
-                "elo_margin": s.elo.filter(|e| e.margin.is_finite()).map(|e| (e.margin * 10.0).round() / 10.0),
-            })
-        })
-        .collect();
-    let reasons: serde_json::Map<String, serde_json::Value> = report
-        .reasons
-        .iter()
-        .map(|(reason, count)| (reason.word().to_owned(), json!(count)))
-        .collect();
-    let mut summary = json!({
-        "type": "standings",
-        "end": report.end.to_string(),
-        "games": report.games.len(),
-        "standings": standings,
-        "reasons": reasons,
-    });
-    if let Some(sprt) = report.sprt {
-        summary["sprt"] = json!({
-            "llr": sprt.llr,
-            "lower": sprt.lower,
-            "upper": sprt.upper,
-            "verdict": sprt.verdict.map(|h| h.to_string()),
-        });
-    }
-    summary.to_string()
 }

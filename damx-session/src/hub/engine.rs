@@ -121,12 +121,7 @@ const ASSUMED_MOVES: u32 = 30;
 impl Level {
     /// The engine limits and the budget a ponder search gets on `ponder-hit`.
     fn limits(&self) -> (Limits, Option<Duration>) {
-        let mut limits = Limits {
-            depth: self.depth,
-            nodes: self.nodes,
-            move_time: self.move_time,
-            clock: None,
-        };
+        let mut limits = Limits::fixed(self.depth, self.nodes, self.move_time).unwrap_or_default();
         if let Some(time) = self.time {
             let inc = self.inc.unwrap_or_default();
             let moves = self.moves.unwrap_or(ASSUMED_MOVES).max(1);

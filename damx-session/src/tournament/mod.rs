@@ -81,6 +81,7 @@ pub mod event;
 mod openings;
 mod results;
 pub mod schedule;
+pub mod spec;
 mod stats;
 
 pub use event::{EndKind, TournamentEvent};
@@ -217,8 +218,8 @@ impl TournamentConfig {
         let mut seen = HashSet::new();
         for participant in &self.participants {
             let name = &participant.name;
-            if name.is_empty() || name.contains(char::is_whitespace) || name.contains('=') {
-                return fail(format!("the name {name:?} must be one word without '='"));
+            if let Err(error) = spec::check_name(name) {
+                return fail(format!("the name {error}"));
             }
             if !seen.insert(name) {
                 return fail(format!("two participants are called {name}"));
@@ -299,6 +300,54 @@ pub struct TournamentReport {
     pub end: EndKind,
     /// Games in the schedule (`None` for an SPRT).
     pub scheduled: Option<u32>,
+}
+
+/// The standings line of `damx match --json` and `damx tournament --json`: `type`
+/// `standings`, `end`, `games`, each participant's rank, name, points, games, won, drawn,
+/// lost, Elo and margin (one decimal; `null` when not finite), the count of each way games
+/// ended, and in SPRT mode the `sprt` standing.
+impl serde::Serialize for TournamentReport {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let tenths = |x: f64| x.is_finite().then(|| (x * 10.0).round() / 10.0);
+        let standings: Vec<serde_json::Value> = self
+            .standings
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "rank": s.rank,
+                    "name": s.name,
+                    "points": s.points,
+                    "games": s.tally.games(),
+                    "won": s.tally.wins,
+                    "drawn": s.tally.draws,
+                    "lost": s.tally.losses,
+                    "elo": s.elo.and_then(|e| tenths(e.elo)),
+                    "elo_margin": s.elo.and_then(|e| tenths(e.margin)),
+                })
+            })
+            .collect();
+        let reasons: serde_json::Map<String, serde_json::Value> = self
+            .reasons
+            .iter()
+            .map(|(reason, count)| (reason.word().to_owned(), (*count).into()))
+            .collect();
+        let mut summary = serde_json::json!({
+            "type": "standings",
+            "end": self.end.to_string(),
+            "games": self.games.len(),
+            "standings": standings,
+            "reasons": reasons,
+        });
+        if let Some(sprt) = self.sprt {
+            summary["sprt"] = serde_json::json!({
+                "llr": sprt.llr,
+                "lower": sprt.lower,
+                "upper": sprt.upper,
+                "verdict": sprt.verdict.map(|h| h.to_string()),
+            });
+        }
+        summary.serialize(serializer)
+    }
 }
 
 /// Plays the series; events go to `events` (a closed channel is fine), finished games to the

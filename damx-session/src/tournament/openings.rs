@@ -5,6 +5,7 @@
 //! - [`Opening::parse`]: a file of FEN lines (one position a line, `#` comments; the engine's
 //!   ballot file reads as one) or a PDN file (each game's position after its moves, labelled
 //!   by the moves when the game starts normally, else by the FEN of that position).
+//! - [`Opening::read`]: either file, told apart by its content.
 //! - [`Opening::initial`]: the normal start, labelled `start`, sent as a GAMEREQ of type `A`.
 //!
 //! A label is one word (no blanks), so that it fits the event stream.
@@ -29,7 +30,7 @@ pub struct OpeningsError {
     /// What went wrong, in words.
     pub message: String,
     /// The PDN reader's error, when it was one.
-    pub source: Option<PdnError>,
+    pub source: Option<Box<PdnError>>,
 }
 
 impl fmt::Display for OpeningsError {
@@ -42,7 +43,7 @@ impl std::error::Error for OpeningsError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         self.source
             .as_ref()
-            .map(|error| error as &(dyn std::error::Error + 'static))
+            .map(|error| error.as_ref() as &(dyn std::error::Error + 'static))
     }
 }
 
@@ -77,6 +78,22 @@ impl Opening {
             .collect()
     }
 
+    /// The openings of a file's text, PDN games or FEN lines, told apart by the first line
+    /// that is not blank or a comment: a PDN tag (`[`) or a move number starts PDN.
+    ///
+    /// # Errors
+    /// As [`Opening::parse`].
+    pub fn read(text: &str) -> Result<Vec<Opening>, OpeningsError> {
+        let pdn = text
+            .lines()
+            .map(str::trim)
+            .find(|line| !line.is_empty() && !line.starts_with('#') && !line.starts_with('%'))
+            .is_some_and(|line| {
+                line.starts_with('[') || line.starts_with(|c: char| c.is_ascii_digit())
+            });
+        Opening::parse(text, pdn)
+    }
+
     /// The openings of a file's text: PDN games when `pdn` is true, else FEN lines.
     ///
     /// # Errors
@@ -84,7 +101,7 @@ impl Opening {
     pub fn parse(text: &str, pdn: bool) -> Result<Vec<Opening>, OpeningsError> {
         let failed = |error: PdnError| OpeningsError {
             message: error.to_string(),
-            source: Some(error),
+            source: Some(Box::new(error)),
         };
         let openings: Vec<Opening> = if pdn {
             let games = pdn::parse_games(text).map_err(failed)?;
@@ -128,14 +145,8 @@ fn opening_of_game(game: &Game) -> Opening {
     if game.moves().is_empty() || *game.start() != Position::initial() {
         return Opening::from_position(*game.position());
     }
-    let mut replay = Game::new(*game.start());
-    let mut words = Vec::with_capacity(game.moves().len());
-    for mv in game.moves() {
-        words.push(replay.position().move_text(mv));
-        replay.play(*mv);
-    }
     Opening {
-        label: words.join(","),
+        label: game.start().line_texts(game.moves()).join(","),
         start: Some(*game.position()),
     }
 }
@@ -174,5 +185,17 @@ mod tests {
         assert!(Opening::parse("", false).is_err());
         let error = Opening::parse("W:W31-50:B1-20\nW:W51\n", false).unwrap_err();
         assert!(error.to_string().contains("line 2"), "{error}");
+        assert_eq!(
+            Opening::read(pdn).unwrap(),
+            Opening::parse(pdn, true).unwrap()
+        );
+        assert_eq!(
+            Opening::read("\n1. 32-28 19-23 *").unwrap(),
+            Opening::parse("1. 32-28 19-23 *", true).unwrap()
+        );
+        assert_eq!(
+            Opening::read(fens).unwrap(),
+            Opening::parse(fens, false).unwrap()
+        );
     }
 }

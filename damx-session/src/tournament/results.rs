@@ -15,7 +15,7 @@
 use std::fmt;
 use std::time::SystemTime;
 
-use damx_rules::{Color, Game, GameResult};
+use damx_rules::{Color, GameResult};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Role;
@@ -86,12 +86,7 @@ impl GameLine {
     /// The line for a refereed game.
     pub fn from_report(report: &GameReport, opening: &str) -> GameLine {
         let setup = &report.setup;
-        let mut game = Game::new(setup.start_position());
-        let mut moves = Vec::with_capacity(report.moves.len());
-        for mv in &report.moves {
-            moves.push(game.position().move_text(mv));
-            game.play(*mv);
-        }
+        let moves = setup.start_position().line_texts(&report.moves);
         let seconds =
             |color: Color| (report.used[color.index()].as_secs_f64() * 1000.0).round() / 1000.0;
         GameLine {
