@@ -119,6 +119,9 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     )?;
     let _ = a.set_nodelay(true);
     let _ = b.set_nodelay(true);
+    // A program whose machine vanished is noticed (as an end of stream) within a minute.
+    let _ = damx_session::connection::keepalive(&a);
+    let _ = damx_session::connection::keepalive(&b);
 
     // Ctrl-C from now on: shut both connections, which ends the copying.
     let (shut_a, shut_b) = (clone(&a)?, clone(&b)?);
