@@ -9,7 +9,8 @@
 //!
 //! Ctrl-C once: no new game starts and the running ones play to their end; twice: the running
 //! games end at once (`*`, not recorded, so a `--resume` plays them again); three times: the
-//! process ends. An interrupted series exits with code 130; a finished one (or an SPRT that
+//! process ends. An interrupted series exits with code 130 (143 for
+//! SIGTERM, 129 for SIGHUP); a finished one (or an SPRT that
 //! decided) with 0, whatever the forfeits. `NOTE` lines (chats, and slips that change nothing)
 //! are printed with `-v` only.
 
