@@ -119,6 +119,10 @@ pub struct TournamentConfig {
     pub resume: bool,
     /// Report every move (`MOVE` events).
     pub moves: bool,
+    /// Keep every finished game's line for [`TournamentReport::games`]. Off, the series keeps
+    /// only its tallies and counts, so that a long schedule takes no memory per game played
+    /// (`damx match` turns it on only for `--json`, which prints the lines at the end).
+    pub keep_games: bool,
 }
 
 impl Default for TournamentConfig {
@@ -139,6 +143,7 @@ impl Default for TournamentConfig {
             results: None,
             resume: false,
             moves: false,
+            keep_games: true,
         }
     }
 }
@@ -287,8 +292,14 @@ impl std::error::Error for TournamentError {
 /// What a series did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TournamentReport {
-    /// Every finished game (resumed ones included), by number.
+    /// Every finished game (resumed ones included), by number; empty unless
+    /// [`TournamentConfig::keep_games`].
     pub games: Vec<GameLine>,
+    /// How many games finished (resumed ones included).
+    pub finished: u32,
+    /// Finished games whose record (results line or PDN) could not be written; each file's
+    /// first failure was reported by a `WARNING` event.
+    pub records_failed: u32,
     /// The standings.
     pub standings: Vec<Standing>,
     /// How many games ended for each reason, in the order of [`Reason::ALL`].
@@ -306,7 +317,8 @@ pub struct TournamentReport {
 ///
 /// # Errors
 /// A [`TournamentError`] if the options do not fit, or a file cannot be read or written; once
-/// games run, a failing file write is reported and the series goes on.
+/// games run, a failing file write is reported (a `WARNING` for the first failure of each
+/// file) and counted in [`TournamentReport::records_failed`], and the series goes on.
 pub fn run_tournament(
     config: &TournamentConfig,
     control: &TournamentControl,
@@ -316,6 +328,7 @@ pub fn run_tournament(
     let schedule = config.schedule();
     let names: Vec<String> = config.participants.iter().map(|p| p.name.clone()).collect();
     let mut book = Book::new(config, &names);
+    let mut records_failed = 0;
 
     let emit = |event: TournamentEvent| {
         let _ = events.send(event);
@@ -403,7 +416,9 @@ pub fn run_tournament(
                         settings: Some(settings.clone()),
                         ..GameLine::from_report(&report, &opening)
                     };
-                    files.write(config, &report, &line, &emit);
+                    if !files.write(config, &report, &line, &emit) {
+                        records_failed += 1;
+                    }
                     emit(TournamentEvent::Result {
                         number: line.game,
                         result: report.verdict.result,
@@ -428,19 +443,16 @@ pub fn run_tournament(
         Some(hypothesis) => EndKind::Sprt(hypothesis),
         None if control.is_finishing() => EndKind::Interrupted,
         None => match schedule.total() {
-            Some(total) if book.games.len() as u32 >= total => EndKind::Complete,
+            Some(total) if book.finished >= total => EndKind::Complete,
             Some(_) => EndKind::Interrupted,
-            None if config
-                .games
-                .is_some_and(|cap| book.games.len() as u32 >= cap) =>
-            {
-                EndKind::Complete
-            }
+            None if config.games.is_some_and(|cap| book.finished >= cap) => EndKind::Complete,
             None => EndKind::Interrupted,
         },
     };
     emit(TournamentEvent::End(end));
-    Ok(book.report(end, sprt, schedule.total()))
+    let mut report = book.report(end, sprt, schedule.total());
+    report.records_failed = records_failed;
+    Ok(report)
 }
 
 /// The `GAME` line of a scheduled game.
@@ -637,6 +649,8 @@ fn read_resumed(
 struct Files {
     pdn: Option<(PathBuf, fs::File)>,
     results: Option<(PathBuf, fs::File)>,
+    /// Whether a write to each (PDN, results) already failed and was reported.
+    failed: [bool; 2],
 }
 
 impl Files {
@@ -661,43 +675,57 @@ impl Files {
         Ok(Files {
             pdn: open(&config.pdn)?,
             results: open(&config.results)?,
+            failed: [false; 2],
         })
     }
 
     /// Appends a finished game to both files, the results line first. Whatever a crash or a
     /// full disk leaves (a cut line, a game in the PDN that the results file lacks), resuming
-    /// repairs ([`repair_cut_line`], [`prune_pdn`]). A failure is reported as a warning in the
-    /// stream (a full disk must not stop the games).
+    /// repairs ([`repair_cut_line`], [`prune_pdn`]). A file's first failure is reported as a
+    /// warning in the stream, later ones only counted (a full disk must not stop the games,
+    /// nor flood the log). Returns whether both were written.
     fn write(
         &mut self,
         config: &TournamentConfig,
         report: &GameReport,
         line: &GameLine,
         emit: &dyn Fn(TournamentEvent),
-    ) {
+    ) -> bool {
         let referee = &config.referee;
         let pdn = line.to_pdn(report, &config.name, referee.minutes, referee.move_limit);
         let json = format!("{}\n", line.to_json());
-        for (file, text) in [(&mut self.results, json), (&mut self.pdn, pdn)] {
+        let mut saved = true;
+        for ((file, text), failed) in [(&mut self.results, json), (&mut self.pdn, pdn)]
+            .into_iter()
+            .zip(&mut self.failed)
+        {
             if let Some((path, file)) = file
                 && let Err(error) = file.write_all(text.as_bytes()).and_then(|()| file.flush())
             {
-                emit(TournamentEvent::Warning(format!(
-                    "cannot write {}: {error}",
-                    path.display()
-                )));
+                saved = false;
+                if !*failed {
+                    *failed = true;
+                    emit(TournamentEvent::Warning(format!(
+                        "cannot write {}: {error} (further failures are counted, not shown)",
+                        path.display()
+                    )));
+                }
             }
         }
+        saved
     }
 }
 
-/// The tallies and finished games.
+/// The tallies, and the finished games where they are kept.
 struct Book<'a> {
     names: &'a [String],
     index: HashMap<String, usize>,
     tallies: Vec<Tally>,
     points: Vec<u32>,
-    games: BTreeMap<u32, GameLine>,
+    finished: u32,
+    reasons: HashMap<Reason, u32>,
+    /// `Some` only with [`TournamentConfig::keep_games`].
+    games: Option<BTreeMap<u32, GameLine>>,
     sprt: Option<SprtConfig>,
 }
 
@@ -712,7 +740,9 @@ impl<'a> Book<'a> {
                 .collect(),
             tallies: vec![Tally::default(); names.len()],
             points: vec![0; names.len()],
-            games: BTreeMap::new(),
+            finished: 0,
+            reasons: HashMap::new(),
+            games: config.keep_games.then(BTreeMap::new),
             sprt: config.sprt,
         }
     }
@@ -740,7 +770,13 @@ impl<'a> Book<'a> {
                 GameResult::Unfinished => {}
             }
         }
-        self.games.insert(line.game, line);
+        self.finished += 1;
+        if let Some(reason) = line.game_reason() {
+            *self.reasons.entry(reason).or_default() += 1;
+        }
+        if let Some(games) = &mut self.games {
+            games.insert(line.game, line);
+        }
     }
 
     fn scores(&self) -> Vec<(String, u32)> {
@@ -761,19 +797,19 @@ impl<'a> Book<'a> {
         sprt: Option<SprtStatus>,
         scheduled: Option<u32>,
     ) -> TournamentReport {
-        let mut counts: HashMap<Reason, u32> = HashMap::new();
-        for line in self.games.values() {
-            if let Some(reason) = line.game_reason() {
-                *counts.entry(reason).or_default() += 1;
-            }
-        }
+        let counts = self.reasons;
         TournamentReport {
             standings: standings(self.names, &self.tallies),
             reasons: Reason::ALL
                 .into_iter()
                 .filter_map(|reason| counts.get(&reason).map(|&n| (reason, n)))
                 .collect(),
-            games: self.games.into_values().collect(),
+            games: self
+                .games
+                .map(|games| games.into_values().collect())
+                .unwrap_or_default(),
+            finished: self.finished,
+            records_failed: 0,
             sprt,
             end,
             scheduled,
