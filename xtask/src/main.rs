@@ -7,6 +7,7 @@ mod ballots;
 mod common;
 mod conformance;
 mod endings;
+mod fuzz_session;
 mod fuzz_wire;
 mod interop;
 mod perft;
@@ -42,6 +43,12 @@ const TASKS: &[Task] = &[
         args: "[CASES]",
         about: fuzz_wire::ABOUT,
         run: fuzz_wire::run,
+    },
+    Task {
+        name: "fuzz-session",
+        args: fuzz_session::ARGS,
+        about: fuzz_session::ABOUT,
+        run: fuzz_session::run,
     },
     Task {
         name: "strength",
