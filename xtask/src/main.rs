@@ -4,6 +4,7 @@
 //! prints them. To add one, write the module and add a line to the table.
 
 mod ballots;
+mod chaos;
 mod common;
 mod conformance;
 mod endings;
@@ -43,6 +44,12 @@ const TASKS: &[Task] = &[
         args: "[CASES]",
         about: fuzz_wire::ABOUT,
         run: fuzz_wire::run,
+    },
+    Task {
+        name: "chaos",
+        args: chaos::ARGS,
+        about: chaos::ABOUT,
+        run: chaos::run,
     },
     Task {
         name: "fuzz-session",
