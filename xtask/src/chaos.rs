@@ -83,9 +83,9 @@ const LONG: Scale = Scale {
     empty_bytes: 16 << 20,
     undecodable_frames: 500_000,
     flood_frames: 100_000,
-    silent_connections: 40,
+    silent_connections: 24,
     giant_bytes: 64 << 20,
-    killed_clients: 16,
+    killed_clients: 8,
     burst_connections: 600,
     wait_turn_deadlines: true,
 };
@@ -132,7 +132,7 @@ type Attack = Box<dyn FnOnce() -> String + Send>;
 /// The attacks, with normal games, then the checks.
 fn chaos(damx: &Path, dir: &Path, scale: Scale) -> anyhow::Result<()> {
     let start = Instant::now();
-    let mut server = Server::start(damx, dir, 64, &["--depth", "2"])?;
+    let mut server = Server::start(damx, dir, 64, NOFILE, &["--depth", "2"])?;
     let address = server.address;
     thread::sleep(Duration::from_millis(300));
     let fds_before = server.descriptors();
@@ -213,7 +213,11 @@ fn chaos(damx: &Path, dir: &Path, scale: Scale) -> anyhow::Result<()> {
         ),
         (
             "silent connections",
-            Box::new(move || silent_connections(address, scale.silent_connections)),
+            Box::new(move || {
+                // A moment after the single connections, so that they find a place.
+                thread::sleep(Duration::from_secs(1));
+                silent_connections(address, scale.silent_connections)
+            }),
         ),
         (
             "silent before GAMEREQ",
@@ -255,7 +259,10 @@ fn chaos(damx: &Path, dir: &Path, scale: Scale) -> anyhow::Result<()> {
         ),
         ("clients killed mid-game", {
             let damx = damx.to_owned();
-            Box::new(move || killed_clients(&damx, address, scale.killed_clients))
+            Box::new(move || {
+                thread::sleep(Duration::from_secs(1));
+                killed_clients(&damx, address, scale.killed_clients)
+            })
         }),
         (
             "more connections than descriptors",
@@ -372,9 +379,10 @@ fn chaos(damx: &Path, dir: &Path, scale: Scale) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `games` normal games at once against `--max-connections games`; reports the peak memory.
+/// `games` normal games at once against `--max-connections games` (`ulimit -n 1024`, room
+/// for 200); reports the peak memory.
 fn games_at_once(damx: &Path, dir: &Path, games: usize) -> anyhow::Result<()> {
-    let server = Server::start(damx, dir, games, &["--depth", "4"])?;
+    let server = Server::start(damx, dir, games, 1024, &["--depth", "4"])?;
     let address = server.address;
     let start = Instant::now();
     let clients: Vec<_> = (0..games)
@@ -425,6 +433,7 @@ impl Server {
         damx: &Path,
         dir: &Path,
         connections: usize,
+        nofile: u32,
         extra: &[&str],
     ) -> anyhow::Result<Server> {
         let log = dir.join("server.log");
@@ -434,7 +443,7 @@ impl Server {
         let mut command = Command::new("sh");
         command
             .args(["-c", "ulimit -n \"$1\" && shift && exec \"$@\"", "sh"])
-            .arg(NOFILE.to_string())
+            .arg(nofile.to_string())
             .arg(damx)
             .args(["follow", "--listen", "127.0.0.1:0", "--max-connections"])
             .arg(&connections)
@@ -568,6 +577,23 @@ fn connect(address: SocketAddr) -> io::Result<TcpStream> {
     Ok(stream)
 }
 
+/// A connection the server took into a session: one it turned away as busy (a CHAT and a
+/// close at once) is tried again, for up to 30 s.
+fn connect_served(address: SocketAddr) -> io::Result<TcpStream> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let mut stream = connect(address)?;
+        stream.set_read_timeout(Some(Duration::from_millis(150)))?;
+        let mut first = [0u8; 5];
+        let busy = matches!(stream.read(&mut first), Ok(n) if n > 0 && first.starts_with(b"Cbusy"));
+        stream.set_read_timeout(Some(Duration::from_millis(200)))?;
+        if !busy || Instant::now() > deadline {
+            return Ok(stream);
+        }
+        thread::sleep(Duration::from_millis(500));
+    }
+}
+
 /// Reads until the server closes the connection or `limit` passes; returns the bytes read and
 /// whether it closed.
 fn read_until_closed(stream: &mut TcpStream, limit: Duration) -> (Vec<u8>, bool) {
@@ -598,7 +624,7 @@ fn read_until_closed(stream: &mut TcpStream, limit: Duration) -> (Vec<u8>, bool)
 /// Sends `first` (a GAMEREQ, waiting for its answer), then `bytes` as fast as the server takes
 /// them; says how far it got and how the server answered.
 fn flood(address: SocketAddr, bytes: &[u8], first: Option<Vec<u8>>) -> String {
-    let mut stream = match connect(address) {
+    let mut stream = match connect_served(address) {
         Ok(stream) => stream,
         Err(error) => return format!("cannot connect: {error}"),
     };
@@ -667,11 +693,11 @@ fn silent_connections(address: SocketAddr, count: usize) -> String {
 
 /// A client that sends `request` (if any) and then nothing; how long until the server closes.
 fn silent_until_closed(address: SocketAddr, request: Option<Vec<u8>>, limit: Duration) -> String {
-    let began = Instant::now();
-    let mut stream = match connect(address) {
+    let mut stream = match connect_served(address) {
         Ok(stream) => stream,
         Err(error) => return format!("cannot connect: {error}"),
     };
+    let began = Instant::now();
     if let Some(request) = &request
         && stream.write_all(request).is_err()
     {
@@ -703,7 +729,7 @@ fn silent_until_closed(address: SocketAddr, request: Option<Vec<u8>>, limit: Dur
 
 /// A GAMEREQ of 999 minutes: its answer.
 fn long_game_request(address: SocketAddr) -> String {
-    let Ok(mut stream) = connect(address) else {
+    let Ok(mut stream) = connect_served(address) else {
         return "cannot connect".to_owned();
     };
     if stream
@@ -724,7 +750,7 @@ fn long_game_request(address: SocketAddr) -> String {
 
 /// Escapes in the name and the chats; the log is checked at the end.
 fn control_characters(address: SocketAddr) -> String {
-    let Ok(mut stream) = connect(address) else {
+    let Ok(mut stream) = connect_served(address) else {
         return "cannot connect".to_owned();
     };
     let mut request = b"R01".to_vec();
