@@ -1,9 +1,11 @@
 //! `cargo xtask chaos [--short] [--damx PATH] [--games-at-once N]`: a real `damx follow`
 //! under attack while normal games are played.
 //!
-//! 1. starts the release `damx follow --listen 127.0.0.1:0 --max-connections 64 --depth 2 -q`
+//! 1. starts the release `damx follow --listen 127.0.0.1:0 --max-connections 64 --depth 2`
 //!    (built first unless `--damx PATH` names a binary) with its limit on open files lowered
-//!    to 256 (`ulimit -n`, then `exec`), its standard output and error into one log file;
+//!    to 256 (`ulimit -n`, then `exec`), its standard output and error into one log file, at
+//!    the default verbosity (every move, name and chat shown, so that the log shows what a
+//!    terminal would);
 //! 2. notes its descriptors and memory, then, while two clients play normal games against it
 //!    one after the other (`damx initiate --depth 1`), throws every attack at it at once, each
 //!    on its own thread: floods of empty frames, of undecodable frames, of BACKREQs and of
@@ -448,7 +450,6 @@ impl Server {
             .args(["follow", "--listen", "127.0.0.1:0", "--max-connections"])
             .arg(&connections)
             .args(extra)
-            .arg("-q")
             .arg("--pdn")
             .arg(&games)
             .stdin(Stdio::null())
