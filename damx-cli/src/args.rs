@@ -102,7 +102,8 @@ Exit codes:
   4    the peer broke the protocol, refused every game, went silent, or the connection
        failed during a game (the games are saved)
   5    network: cannot listen (address in use) or connect (refused, unknown host)
-  130  interrupted by Ctrl-C, SIGTERM or SIGHUP (the running game was ended with a GAMEEND and saved)";
+  130  interrupted by Ctrl-C (143: SIGTERM, 129: SIGHUP); the running game was ended with a
+       GAMEEND and saved";
 
 /// Options every command takes.
 #[derive(Debug, Args)]

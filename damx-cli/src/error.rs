@@ -28,7 +28,8 @@ pub(crate) const EXIT_IO: u8 = 3;
 pub(crate) const EXIT_PEER: u8 = 4;
 /// Exit code for a connection that could not be made.
 pub(crate) const EXIT_NETWORK: u8 = 5;
-/// Exit code after Ctrl-C (128 + SIGINT, as shells report it).
+/// Exit code after Ctrl-C (128 + SIGINT, as shells report it); SIGTERM and SIGHUP give
+/// 128 plus their own numbers ([`crate::session::interrupt_exit_code`]).
 pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 /// Why a command failed.
@@ -55,7 +56,7 @@ pub(crate) enum Error {
         /// The cause.
         source: io::Error,
     },
-    /// Ctrl-C ended the command (after ending the game properly).
+    /// Ctrl-C, SIGTERM or SIGHUP ended the command (after ending the game properly).
     Interrupted,
 }
 
@@ -101,7 +102,7 @@ impl Error {
             Error::Io { .. } => EXIT_IO,
             Error::Peer(_) => EXIT_PEER,
             Error::Network { .. } => EXIT_NETWORK,
-            Error::Interrupted => EXIT_INTERRUPTED,
+            Error::Interrupted => crate::session::interrupt_exit_code(),
         })
     }
 }
@@ -115,7 +116,9 @@ impl fmt::Display for Error {
             Error::Io { context, source } | Error::Network { context, source } => {
                 write!(f, "{context}: {}", describe_io(source))
             }
-            Error::Interrupted => f.write_str("interrupted (Ctrl-C, SIGTERM or SIGHUP)"),
+            Error::Interrupted => {
+                write!(f, "interrupted by {}", crate::session::interrupt_name())
+            }
         }
     }
 }

@@ -8,18 +8,19 @@
 //! one asks the session to stop ([`Command::Stop`]: the running game ends with a GAMEEND with
 //! stop code `1` on our turn, its record is saved, and the connection closes), the second one
 //! aborts it ([`Command::Abort`]: the connection closes at once, the game is recorded as
-//! aborted), a third one ends the process at once. Either way the command exits with code
-//! [`EXIT_INTERRUPTED`](crate::error::EXIT_INTERRUPTED) (130, as a shell reports a process
-//! ended by SIGINT), so that a script can tell an interrupted series from a finished one.
+//! aborted), a third one ends the process at once. Either way the command exits with the
+//! conventional code of the first signal, 128 plus its number ([`interrupt_exit_code`]: 130
+//! for SIGINT, 143 for SIGTERM, 129 for SIGHUP), as a shell reports a process ended by it,
+//! so that a script or a service manager can tell an interrupted series from a finished one.
 //!
 //! # The verdict
 //!
 //! [`verdict`] turns the sessions' reports into the command's result: the peer broke the
 //! protocol, went silent, refused every game or lost the connection in the middle of a game:
-//! exit code 4; interrupted: 130; a game record that could not be saved: 3; otherwise
+//! exit code 4; interrupted: 128 + the signal; a game record that could not be saved: 3; otherwise
 //! success. [`check_records`] refuses at the start a records directory that cannot be written.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Mutex, Once};
 
 use std::path::{Path, PathBuf};
@@ -112,11 +113,7 @@ pub(crate) fn on_interrupt(route: impl Fn(Command) + Send + 'static) {
 /// [`on_interrupt`], telling the person `first` at the first Ctrl-C (what it does).
 pub(crate) fn on_interrupt_saying(first: &'static str, route: impl Fn(Command) + Send + 'static) {
     static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        if let Err(error) = ctrlc::set_handler(interrupted_now) {
-            debug!("Ctrl-C cannot be handled: {error}");
-        }
-    });
+    INSTALL.call_once(install_handler);
     if let Ok(mut note) = FIRST_NOTE.lock() {
         *note = first;
     }
@@ -125,8 +122,61 @@ pub(crate) fn on_interrupt_saying(first: &'static str, route: impl Fn(Command) +
     }
 }
 
-/// The Ctrl-C handler (on the handler's own thread).
-fn interrupted_now() {
+/// SIGINT's number, the signal of Ctrl-C (the same on every Unix; what Windows' Ctrl-C counts as).
+const SIGINT: i32 = 2;
+
+/// The signal that first interrupted the command; 0 before any.
+static FIRST_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// Routes SIGINT, SIGTERM and SIGHUP to [`interrupted_now`] on a thread of their own.
+#[cfg(unix)]
+fn install_handler() {
+    use signal_hook::consts::{SIGHUP, SIGTERM};
+    let spawned =
+        signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]).and_then(|mut signals| {
+            std::thread::Builder::new()
+                .name("signals".to_owned())
+                .spawn(move || {
+                    for signal in signals.forever() {
+                        interrupted_now(signal);
+                    }
+                })
+        });
+    if let Err(error) = spawned {
+        debug!("signals cannot be handled: {error}");
+    }
+}
+
+/// Routes Ctrl-C to [`interrupted_now`].
+#[cfg(not(unix))]
+fn install_handler() {
+    if let Err(error) = ctrlc::set_handler(|| interrupted_now(SIGINT)) {
+        debug!("Ctrl-C cannot be handled: {error}");
+    }
+}
+
+/// The exit code of an interrupted command: 128 plus the number of the first signal.
+pub(crate) fn interrupt_exit_code() -> u8 {
+    let signal = match FIRST_SIGNAL.load(Ordering::SeqCst) {
+        0 => SIGINT,
+        signal => signal,
+    };
+    u8::try_from(128 + signal.clamp(1, 127)).unwrap_or(crate::error::EXIT_INTERRUPTED)
+}
+
+/// What interrupted the command, in words: `Ctrl-C`, `SIGTERM`, `SIGHUP`.
+pub(crate) fn interrupt_name() -> &'static str {
+    match FIRST_SIGNAL.load(Ordering::SeqCst) {
+        1 => "SIGHUP",
+        15 => "SIGTERM",
+        0 | SIGINT => "Ctrl-C",
+        _ => "a signal",
+    }
+}
+
+/// The signal handler (on the handler's own thread), for signal number `signal`.
+fn interrupted_now(signal: i32) {
+    let _ = FIRST_SIGNAL.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
     let count = INTERRUPTS.fetch_add(1, Ordering::SeqCst) + 1;
     let command = match count {
         1 => {
@@ -138,7 +188,7 @@ fn interrupted_now() {
             note!("aborting: closing the connection now (Ctrl-C again to quit at once)");
             Command::Abort
         }
-        _ => std::process::exit(i32::from(crate::error::EXIT_INTERRUPTED)),
+        _ => std::process::exit(i32::from(interrupt_exit_code())),
     };
     if let Ok(slot) = ROUTE.lock()
         && let Some(route) = slot.as_ref()

@@ -67,6 +67,57 @@ fn a_small_match() {
     assert!(table.contains("games ended by:"), "{table}");
 }
 
+/// Records that cannot be saved: a results file on a full disk (`/dev/full`) lets the games
+/// go on, with one warning, and the command exits with 3; a results file in a directory that
+/// cannot exist is refused before any game.
+#[test]
+fn records_that_cannot_be_saved_exit_3() {
+    let mut args = vec![
+        "match",
+        "--engine",
+        "builtin=first",
+        "--engine",
+        "builtin=random,seed=3",
+        "--games",
+        "3",
+        "--concurrency",
+        "1",
+        "--results",
+        "/dev/full",
+    ];
+    args.extend_from_slice(QUICK);
+    let output = damx(&args);
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    let text = stdout(&output);
+    assert_eq!(text.matches("\nRESULT ").count(), 3, "{text}");
+    assert_eq!(
+        text.matches("WARNING cannot write /dev/full").count(),
+        1,
+        "{text}"
+    );
+    let errors = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        errors.contains("3 of 3 game records could not be saved"),
+        "{errors}"
+    );
+
+    let mut args = vec![
+        "match",
+        "--engine",
+        "builtin=first",
+        "--engine",
+        "builtin=random,seed=3",
+        "--games",
+        "2",
+        "--results",
+        "/dev/null/results.jsonl",
+    ];
+    args.extend_from_slice(QUICK);
+    let output = damx(&args);
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    assert!(!stdout(&output).contains("BEGIN"), "{output:?}");
+}
+
 /// A gauntlet with a program that sends an illegal move: it forfeits both games, the series
 /// completes, and --json prints the results lines and the standings.
 #[test]

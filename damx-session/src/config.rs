@@ -319,6 +319,13 @@ pub struct SessionConfig {
     pub records: RecordOptions,
     /// How much noise the peer may make.
     pub noise: NoiseBudget,
+    /// Keep each game's record in the session's report ([`SessionReport::games`]). Off, a
+    /// session that plays many games on one connection (a referee's built-in participant
+    /// plays a whole series so) takes no memory per game; the records still come as
+    /// [`Event::GameOver`](crate::Event) and are saved as configured.
+    ///
+    /// [`SessionReport::games`]: crate::SessionReport::games
+    pub keep_games: bool,
 }
 
 impl SessionConfig {
@@ -352,6 +359,7 @@ impl Default for SessionConfig {
             frame_gap: Duration::from_millis(100),
             records: RecordOptions::default(),
             noise: NoiseBudget::default(),
+            keep_games: true,
         }
     }
 }

@@ -63,6 +63,30 @@ impl Default for ConnectionOptions {
     }
 }
 
+/// How long a connection may be quiet before the kernel probes it with a TCP keepalive.
+pub const KEEPALIVE_IDLE: Duration = Duration::from_secs(30);
+/// The gap between two keepalive probes.
+pub const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(10);
+/// Unanswered probes after which the kernel reports the connection as dead.
+pub const KEEPALIVE_PROBES: u32 = 3;
+
+/// Turns on TCP keepalive for `stream`: a peer whose machine vanished (power cut, cable
+/// pulled, a NAT that forgot the connection) is noticed after [`KEEPALIVE_IDLE`] plus
+/// [`KEEPALIVE_PROBES`] times [`KEEPALIVE_INTERVAL`] (60 s), as a read error, even where no
+/// DXP deadline runs (our own turn, a long clock). [`Connection::tcp`] calls it; a program
+/// that relays raw streams (`damx proxy`) calls it on both.
+///
+/// # Errors
+/// If the system refuses the socket options.
+pub fn keepalive(stream: &TcpStream) -> io::Result<()> {
+    let settings = socket2::TcpKeepalive::new()
+        .with_time(KEEPALIVE_IDLE)
+        .with_interval(KEEPALIVE_INTERVAL);
+    #[cfg(not(any(windows, target_os = "openbsd", target_os = "haiku")))]
+    let settings = settings.with_retries(KEEPALIVE_PROBES);
+    socket2::SockRef::from(stream).set_tcp_keepalive(&settings)
+}
+
 /// What the writer thread is asked to do.
 enum Outgoing {
     Message(Message),
@@ -101,6 +125,7 @@ impl Connection {
     pub fn tcp(stream: TcpStream, options: ConnectionOptions) -> io::Result<Connection> {
         // Frames are small and each must go out at once.
         stream.set_nodelay(true)?;
+        keepalive(&stream)?;
         let peer = stream.peer_addr().ok();
         let reader = stream.try_clone()?;
         let writer = stream.try_clone()?;
@@ -563,6 +588,27 @@ mod tests {
         };
         write_loop(Broken, &outgoing, gap, &sides, None);
         assert!(matches!(incoming_rx.try_recv(), Ok(Incoming::Failed(_))));
+    }
+
+    /// Every TCP connection has keepalive on, with the documented timing.
+    #[test]
+    fn tcp_connections_have_keepalive() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let raw = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (stream, _) = listener.accept().unwrap();
+        let probe = stream.try_clone().unwrap();
+        let socket = socket2::SockRef::from(&probe);
+        assert!(!socket.keepalive().unwrap(), "off until asked for");
+        let connection = Connection::tcp(stream, quick()).unwrap();
+        assert!(socket.keepalive().unwrap());
+        #[cfg(target_os = "linux")]
+        {
+            assert_eq!(socket.tcp_keepalive_time().unwrap(), KEEPALIVE_IDLE);
+            assert_eq!(socket.tcp_keepalive_interval().unwrap(), KEEPALIVE_INTERVAL);
+            assert_eq!(socket.tcp_keepalive_retries().unwrap(), KEEPALIVE_PROBES);
+        }
+        drop(connection);
+        drop(raw);
     }
 
     /// Over TCP: merged frames, split frames and garbage come out as messages and errors in

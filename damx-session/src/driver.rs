@@ -40,7 +40,8 @@ const ACCEPT_POLL: Duration = Duration::from_millis(50);
 pub struct SessionReport {
     /// The peer's address.
     pub peer: Option<SocketAddr>,
-    /// Every game played (finished or broken off), in order.
+    /// Every game played (finished or broken off), in order; empty unless
+    /// [`SessionConfig::keep_games`].
     pub games: Vec<GameRecord>,
     /// The PDN files written.
     pub saved: Vec<PathBuf>,
@@ -546,6 +547,7 @@ pub fn run_session(
         worker,
         events,
         records: &config.records,
+        keep_games: config.keep_games,
         report: SessionReport {
             peer,
             games: Vec::new(),
@@ -616,6 +618,8 @@ struct Driver<'a> {
     worker: Worker,
     events: Sender<Event>,
     records: &'a RecordOptions,
+    /// [`SessionConfig::keep_games`].
+    keep_games: bool,
     report: SessionReport,
 }
 
@@ -653,7 +657,9 @@ impl Driver<'_> {
                     let now = SystemTime::now();
                     record.site = self.report.peer.map(|peer| peer.to_string());
                     record.date = Some(pdn_date(now));
-                    self.report.games.push((*record).clone());
+                    if self.keep_games {
+                        self.report.games.push((*record).clone());
+                    }
                     self.worker.game_over(&record);
                     let number = record.number;
                     let target = self.records.pdn.clone();

@@ -86,6 +86,32 @@ fn series_in_both_socket_directions() {
     });
 }
 
+/// A session told not to keep its games (`keep_games: false`, as a referee's built-in
+/// participant is) plays the same series but its report holds none of them.
+#[test]
+fn a_session_without_kept_games() {
+    bounded(LIMIT, || {
+        let initiator_config = quick(SessionConfig::initiator(InitiatorConfig::series(
+            3,
+            Color::White,
+            0,
+            0,
+            &[],
+        )));
+        let mut follower_config = quick(SessionConfig::follower(FollowerConfig::default()));
+        follower_config.keep_games = false;
+        let (initiator, follower) = play_loopback(
+            side(initiator_config, Box::new(RandomPlayer::new("Random", 7))),
+            side(follower_config, Box::new(FirstLegalPlayer::new("First"))),
+            false,
+        )
+        .unwrap();
+        assert_eq!(initiator.games.len(), 3);
+        assert!(follower.games.is_empty());
+        assert_eq!(follower.close_reason, CloseReason::PeerStopped);
+    });
+}
+
 /// Take-back accepted (K0) and declined (K2), chat both ways, and a stop asked on the peer's
 /// turn that goes out as E01 on ours: all over a real socket, with the moves paced by hand.
 #[test]

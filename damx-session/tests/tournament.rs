@@ -283,6 +283,8 @@ fn builtin_round_robin_with_concurrency() {
         let (report, lines) = run(&config, &TournamentControl::new());
         assert_eq!(report.end, EndKind::Complete);
         assert_eq!(report.games.len(), 12);
+        assert_eq!(report.finished, 12);
+        assert_eq!(report.records_failed, 0);
         let numbers: BTreeSet<u32> = report.games.iter().map(|g| g.game).collect();
         assert_eq!(numbers.len(), 12);
         let points: u32 = report.standings.iter().map(|s| s.points).sum();
@@ -547,6 +549,8 @@ fn the_standings_serialize_as_one_json_line() {
         sprt: None,
         end: EndKind::Complete,
         scheduled: Some(2),
+        finished: 0,
+        records_failed: 0,
     };
     assert_eq!(
         serde_json::to_string(&report).unwrap(),
@@ -557,4 +561,24 @@ fn the_standings_serialize_as_one_json_line() {
             r#"],"type":"standings"}"#
         )
     );
+}
+
+/// Without `keep_games` the report keeps no game line, only the counts: a long series takes
+/// no memory per game. The tallies and reasons are the same.
+#[test]
+fn a_series_without_kept_games_counts_them() {
+    bounded(Duration::from_secs(60), || {
+        let mut config = quick(vec![engine("one", 1), random("two", 5)], Format::Match, 4);
+        let (kept, _) = run(&config, &TournamentControl::new());
+        config.keep_games = false;
+        let (counted, _) = run(&config, &TournamentControl::new());
+        assert_eq!(kept.games.len(), 4);
+        assert!(counted.games.is_empty());
+        assert_eq!(counted.finished, 4);
+        assert_eq!(counted.end, EndKind::Complete);
+        let games =
+            |report: &TournamentReport| -> u32 { report.reasons.iter().map(|(_, n)| n).sum() };
+        assert_eq!(games(&counted), 4);
+        assert_eq!(games(&kept), 4);
+    });
 }

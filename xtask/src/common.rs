@@ -114,3 +114,23 @@ pub(crate) fn wait_exit(child: &mut Child, limit: Duration) -> Option<ExitStatus
         }
     }
 }
+
+/// Builds the release `damx` for `task` (which says so); returns its path.
+pub(crate) fn build_damx(root: &Path, target: &Path, task: &str) -> anyhow::Result<PathBuf> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    println!("{task}: building damx (release)");
+    run_bounded(
+        Command::new(cargo).current_dir(root).args([
+            "build",
+            "--quiet",
+            "--release",
+            "-p",
+            "damx-cli",
+            "--bin",
+            "damx",
+        ]),
+        Duration::from_secs(1800),
+        "building damx",
+    )?;
+    Ok(target.join("release/damx"))
+}

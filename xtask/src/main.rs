@@ -4,9 +4,11 @@
 //! prints them. To add one, write the module and add a line to the table.
 
 mod ballots;
+mod chaos;
 mod common;
 mod conformance;
 mod endings;
+mod fuzz_session;
 mod fuzz_wire;
 mod interop;
 mod perft;
@@ -42,6 +44,18 @@ const TASKS: &[Task] = &[
         args: "[CASES]",
         about: fuzz_wire::ABOUT,
         run: fuzz_wire::run,
+    },
+    Task {
+        name: "chaos",
+        args: chaos::ARGS,
+        about: chaos::ABOUT,
+        run: chaos::run,
+    },
+    Task {
+        name: "fuzz-session",
+        args: fuzz_session::ARGS,
+        about: fuzz_session::ABOUT,
+        run: fuzz_session::run,
     },
     Task {
         name: "strength",

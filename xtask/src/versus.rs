@@ -47,7 +47,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 
-use crate::common::{Guard, python_venv, run_bounded, target_dir, wait_exit, workspace_root};
+use crate::common::{Guard, build_damx, python_venv, target_dir, wait_exit, workspace_root};
 use crate::players;
 
 pub(crate) const ARGS: &str = "[--opponent turbo|moby|scan] [--peers DIR] [--games N] \
@@ -205,7 +205,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             })
         }
     };
-    let damx = build_damx(&root, &target)?;
+    let damx = build_damx(&root, &target, "versus")?;
 
     let engines = work.join("engines.json");
     let mut damx_json = damx_json(control, threads);
@@ -265,26 +265,6 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         Some(status) => bail!("damx match failed ({status})"),
         None => bail!("damx match took longer than {limit:?} and was stopped"),
     }
-}
-
-/// Builds the release `damx`; returns its path.
-fn build_damx(root: &Path, target: &Path) -> anyhow::Result<PathBuf> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    println!("versus: building damx (release)");
-    run_bounded(
-        Command::new(cargo).current_dir(root).args([
-            "build",
-            "--quiet",
-            "--release",
-            "-p",
-            "damx-cli",
-            "--bin",
-            "damx",
-        ]),
-        Duration::from_secs(1800),
-        "building damx",
-    )?;
-    Ok(target.join("release/damx"))
 }
 
 /// damx's participant in `damx match --engines`: the built-in engine, on the clock or at the

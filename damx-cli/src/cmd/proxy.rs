@@ -122,6 +122,10 @@ fn wait_for_a(listener: &TcpListener, local: SocketAddr) -> Result<(TcpStream, S
 fn start_copying(a: &TcpStream, b: &TcpStream) -> Result<Receiver<Traffic>, Error> {
     let _ = a.set_nodelay(true);
     let _ = b.set_nodelay(true);
+    // A program whose machine vanished is noticed (as an end of stream) within a minute.
+    let _ = damx_session::connection::keepalive(a);
+    let _ = damx_session::connection::keepalive(b);
+
     // Ctrl-C from now on: shut both connections, which ends the copying.
     let (shut_a, shut_b) = (clone(a)?, clone(b)?);
     on_interrupt_saying("closing both connections", move |_| {

@@ -9,7 +9,8 @@
 //!
 //! Ctrl-C once: no new game starts and the running ones play to their end; twice: the running
 //! games end at once (`*`, not recorded, so a `--resume` plays them again); three times: the
-//! process ends. An interrupted series exits with code 130; a finished one (or an SPRT that
+//! process ends. An interrupted series exits with code 130 (143 for
+//! SIGTERM, 129 for SIGHUP); a finished one (or an SPRT that
 //! decided) with 0, whatever the forfeits. `NOTE` lines (chats, and slips that change nothing)
 //! are printed with `-v` only.
 
@@ -56,7 +57,10 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     });
     let (events_tx, events) = unbounded::<TournamentEvent>();
     let runner = {
-        let series = series.clone();
+        let mut series = series.clone();
+        // Only --json needs the game lines at the end; without it a long series keeps no
+        // memory per game.
+        series.keep_games = config.json;
         let control = control.clone();
         thread::spawn(move || run_tournament(&series, &control, &events_tx))
     };
@@ -97,6 +101,15 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             note!("to play the rest, run the same command with --resume");
         }
         return Err(Error::Interrupted);
+    }
+    if report.records_failed > 0 {
+        return Err(Error::Io {
+            context: format!(
+                "{} of {} game records could not be saved (the first failure is reported above)",
+                report.records_failed, report.finished
+            ),
+            source: std::io::Error::other("write failed"),
+        });
     }
     Ok(())
 }

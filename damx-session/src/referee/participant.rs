@@ -361,6 +361,8 @@ fn start_builtin(
     config.end_at_move_limit = false;
     config.timeouts.idle = Duration::from_secs(30 * 24 * 3600);
     config.timeouts.clock_grace = Duration::from_secs(24 * 3600);
+    // One connection may play a whole series: keep no game (the referee records them).
+    config.keep_games = false;
     let player: Box<dyn Player> = match player {
         BuiltinPlayer::Engine(engine) => Box::new(EnginePlayer::new(EnginePlayerOptions {
             name: name.to_owned(),

@@ -120,6 +120,10 @@ pub struct TournamentConfig {
     pub resume: bool,
     /// Report every move (`MOVE` events).
     pub moves: bool,
+    /// Keep every finished game's line for [`TournamentReport::games`]. Off, the series keeps
+    /// only its tallies and counts, so that a long schedule takes no memory per game played
+    /// (`damx match` turns it on only for `--json`, which prints the lines at the end).
+    pub keep_games: bool,
 }
 
 impl Default for TournamentConfig {
@@ -140,6 +144,7 @@ impl Default for TournamentConfig {
             results: None,
             resume: false,
             moves: false,
+            keep_games: true,
         }
     }
 }
@@ -288,8 +293,14 @@ impl std::error::Error for TournamentError {
 /// What a series did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TournamentReport {
-    /// Every finished game (resumed ones included), by number.
+    /// Every finished game (resumed ones included), by number; empty unless
+    /// [`TournamentConfig::keep_games`].
     pub games: Vec<GameLine>,
+    /// How many games finished (resumed ones included).
+    pub finished: u32,
+    /// Finished games whose record (results line or PDN) could not be written; each file's
+    /// first failure was reported by a `WARNING` event.
+    pub records_failed: u32,
     /// The standings.
     pub standings: Vec<Standing>,
     /// How many games ended for each reason, in the order of [`Reason::ALL`].
@@ -334,7 +345,7 @@ impl serde::Serialize for TournamentReport {
         let mut summary = serde_json::json!({
             "type": "standings",
             "end": self.end.to_string(),
-            "games": self.games.len(),
+            "games": self.finished,
             "standings": standings,
             "reasons": reasons,
         });
@@ -355,7 +366,8 @@ impl serde::Serialize for TournamentReport {
 ///
 /// # Errors
 /// A [`TournamentError`] if the options do not fit, or a file cannot be read or written; once
-/// games run, a failing file write is reported and the series goes on.
+/// games run, a failing file write is reported (a `WARNING` for the first failure of each
+/// file) and counted in [`TournamentReport::records_failed`], and the series goes on.
 pub fn run_tournament(
     config: &TournamentConfig,
     control: &TournamentControl,
@@ -365,6 +377,7 @@ pub fn run_tournament(
     let schedule = config.schedule();
     let names: Vec<String> = config.participants.iter().map(|p| p.name.clone()).collect();
     let mut book = Book::new(config, &names);
+    let mut records_failed = 0;
     let emit = |event: TournamentEvent| {
         let _ = events.send(event);
     };
@@ -415,7 +428,12 @@ pub fn run_tournament(
                         settings: Some(settings.clone()),
                         ..GameLine::from_report(&report, &opening)
                     };
-                    if finished(config, &mut files, &mut book, &report, line, &emit) {
+                    let (saved, decided) =
+                        finished(config, &mut files, &mut book, &report, line, &emit);
+                    if !saved {
+                        records_failed += 1;
+                    }
+                    if decided {
                         dispatch.stop();
                     }
                 }
@@ -425,7 +443,9 @@ pub fn run_tournament(
     let sprt = book.sprt_status();
     let end = end_kind(config, control, &schedule, &book, sprt);
     emit(TournamentEvent::End(end));
-    Ok(book.report(end, sprt, schedule.total()))
+    let mut report = book.report(end, sprt, schedule.total());
+    report.records_failed = records_failed;
+    Ok(report)
 }
 
 /// Reads back the results file of an interrupted run (repairing a cut last line, and
@@ -473,7 +493,7 @@ fn replay(
 }
 
 /// Records a finished game (an aborted one is only reported: it is played again on
-/// resume); returns whether the SPRT has now decided.
+/// resume); returns whether its record was saved, and whether the SPRT has now decided.
 fn finished(
     config: &TournamentConfig,
     files: &mut Files,
@@ -481,7 +501,7 @@ fn finished(
     report: &GameReport,
     line: GameLine,
     emit: &impl Fn(TournamentEvent),
-) -> bool {
+) -> (bool, bool) {
     if report.verdict.reason == Reason::Aborted {
         emit(TournamentEvent::Result {
             number: report.setup.number,
@@ -489,9 +509,9 @@ fn finished(
             reason: Reason::Aborted,
             detail: "not recorded; it is played again on resume".to_owned(),
         });
-        return false;
+        return (true, false);
     }
-    files.write(config, report, &line, emit);
+    let saved = files.write(config, report, &line, emit);
     emit(TournamentEvent::Result {
         number: line.game,
         result: report.verdict.result,
@@ -504,7 +524,7 @@ fn finished(
     if let Some(status) = status {
         emit(TournamentEvent::Sprt(status));
     }
-    status.is_some_and(|status| status.verdict.is_some())
+    (saved, status.is_some_and(|status| status.verdict.is_some()))
 }
 
 /// Why the series ended.
@@ -519,14 +539,9 @@ fn end_kind(
         Some(hypothesis) => EndKind::Sprt(hypothesis),
         None if control.is_finishing() => EndKind::Interrupted,
         None => match schedule.total() {
-            Some(total) if book.games.len() as u32 >= total => EndKind::Complete,
+            Some(total) if book.finished >= total => EndKind::Complete,
             Some(_) => EndKind::Interrupted,
-            None if config
-                .games
-                .is_some_and(|cap| book.games.len() as u32 >= cap) =>
-            {
-                EndKind::Complete
-            }
+            None if config.games.is_some_and(|cap| book.finished >= cap) => EndKind::Complete,
             None => EndKind::Interrupted,
         },
     }
@@ -726,6 +741,8 @@ fn read_resumed(
 struct Files {
     pdn: Option<(PathBuf, fs::File)>,
     results: Option<(PathBuf, fs::File)>,
+    /// Whether a write to each (PDN, results) already failed and was reported.
+    failed: [bool; 2],
 }
 
 impl Files {
@@ -750,43 +767,57 @@ impl Files {
         Ok(Files {
             pdn: open(&config.pdn)?,
             results: open(&config.results)?,
+            failed: [false; 2],
         })
     }
 
     /// Appends a finished game to both files, the results line first. Whatever a crash or a
     /// full disk leaves (a cut line, a game in the PDN that the results file lacks), resuming
-    /// repairs ([`repair_cut_line`], [`prune_pdn`]). A failure is reported as a warning in the
-    /// stream (a full disk must not stop the games).
+    /// repairs ([`repair_cut_line`], [`prune_pdn`]). A file's first failure is reported as a
+    /// warning in the stream, later ones only counted (a full disk must not stop the games,
+    /// nor flood the log). Returns whether both were written.
     fn write(
         &mut self,
         config: &TournamentConfig,
         report: &GameReport,
         line: &GameLine,
         emit: &dyn Fn(TournamentEvent),
-    ) {
+    ) -> bool {
         let referee = &config.referee;
         let pdn = line.to_pdn(report, &config.name, referee.minutes, referee.move_limit);
         let json = format!("{}\n", line.to_json());
-        for (file, text) in [(&mut self.results, json), (&mut self.pdn, pdn)] {
+        let mut saved = true;
+        for ((file, text), failed) in [(&mut self.results, json), (&mut self.pdn, pdn)]
+            .into_iter()
+            .zip(&mut self.failed)
+        {
             if let Some((path, file)) = file
                 && let Err(error) = file.write_all(text.as_bytes()).and_then(|()| file.flush())
             {
-                emit(TournamentEvent::Warning(format!(
-                    "cannot write {}: {error}",
-                    path.display()
-                )));
+                saved = false;
+                if !*failed {
+                    *failed = true;
+                    emit(TournamentEvent::Warning(format!(
+                        "cannot write {}: {error} (further failures are counted, not shown)",
+                        path.display()
+                    )));
+                }
             }
         }
+        saved
     }
 }
 
-/// The tallies and finished games.
+/// The tallies, and the finished games where they are kept.
 struct Book<'a> {
     names: &'a [String],
     index: HashMap<String, usize>,
     tallies: Vec<Tally>,
     points: Vec<u32>,
-    games: BTreeMap<u32, GameLine>,
+    finished: u32,
+    reasons: HashMap<Reason, u32>,
+    /// `Some` only with [`TournamentConfig::keep_games`].
+    games: Option<BTreeMap<u32, GameLine>>,
     sprt: Option<SprtConfig>,
 }
 
@@ -801,7 +832,9 @@ impl<'a> Book<'a> {
                 .collect(),
             tallies: vec![Tally::default(); names.len()],
             points: vec![0; names.len()],
-            games: BTreeMap::new(),
+            finished: 0,
+            reasons: HashMap::new(),
+            games: config.keep_games.then(BTreeMap::new),
             sprt: config.sprt,
         }
     }
@@ -829,7 +862,13 @@ impl<'a> Book<'a> {
                 GameResult::Unfinished => {}
             }
         }
-        self.games.insert(line.game, line);
+        self.finished += 1;
+        if let Some(reason) = line.game_reason() {
+            *self.reasons.entry(reason).or_default() += 1;
+        }
+        if let Some(games) = &mut self.games {
+            games.insert(line.game, line);
+        }
     }
 
     fn scores(&self) -> Vec<(String, u32)> {
@@ -850,19 +889,19 @@ impl<'a> Book<'a> {
         sprt: Option<SprtStatus>,
         scheduled: Option<u32>,
     ) -> TournamentReport {
-        let mut counts: HashMap<Reason, u32> = HashMap::new();
-        for line in self.games.values() {
-            if let Some(reason) = line.game_reason() {
-                *counts.entry(reason).or_default() += 1;
-            }
-        }
+        let counts = self.reasons;
         TournamentReport {
             standings: standings(self.names, &self.tallies),
             reasons: Reason::ALL
                 .into_iter()
                 .filter_map(|reason| counts.get(&reason).map(|&n| (reason, n)))
                 .collect(),
-            games: self.games.into_values().collect(),
+            games: self
+                .games
+                .map(|games| games.into_values().collect())
+                .unwrap_or_default(),
+            finished: self.finished,
+            records_failed: 0,
             sprt,
             end,
             scheduled,
