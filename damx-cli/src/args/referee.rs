@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
+use damx_engine::egdb::{self, SharedEgdb};
 use damx_engine::{EngineOptions, EvalParams, Limits};
 use damx_session::EnginePlayerOptions;
 use damx_session::hub::HubPlayerOptions;
@@ -405,6 +406,35 @@ fn name_participants(specs: Vec<EngineSpec>) -> Vec<Participant> {
         .collect()
 }
 
+/// The databases of `--adjudicate egdb`, loaded once and shared with the built-in
+/// participants that use the same directory; refused when there are none.
+fn adjudication_egdb(explicit: Option<&Path>) -> Result<SharedEgdb, Error> {
+    let dir = explicit
+        .map(Path::to_path_buf)
+        .or_else(egdb::default_dir)
+        .ok_or_else(|| {
+            Error::Invalid(
+                "--adjudicate egdb: no endgame database directory (no home directory; give \
+                 --adjudicate-egdb DIR)"
+                    .to_owned(),
+            )
+        })?;
+    if let Err(error) = std::fs::read_dir(&dir) {
+        return Err(Error::Invalid(format!(
+            "--adjudicate egdb: cannot read the endgame database directory {}: {error} (build \
+             them with `damx egdb build --pieces 4`, or give --adjudicate-egdb DIR)",
+            dir.display()
+        )));
+    }
+    cmd::egdb::for_engine(Some(&dir)).ok_or_else(|| {
+        Error::Invalid(format!(
+            "--adjudicate egdb: no endgame databases in {} (build them with `damx egdb build \
+             --pieces 4`, or give --adjudicate-egdb DIR)",
+            dir.display()
+        ))
+    })
+}
+
 /// How games are adjudicated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum AdjudicateChoice {
@@ -414,6 +444,8 @@ pub(crate) enum AdjudicateChoice {
     Material,
     /// Always a draw
     Draw,
+    /// The endgame databases (--adjudicate-egdb): a game ends as soon as it reaches a quiet position within them; outside them, the engine's search with them
+    Egdb,
 }
 
 /// How GAMEEND claims (draw, win, no reason) are read.
@@ -482,6 +514,11 @@ pub(crate) struct SeriesArgs {
     /// The material lead (a man 1, a king 3) that wins a material adjudication
     #[arg(long, value_name = "N", default_value_t = 2)]
     adjudicate_margin: u32,
+
+    /// The endgame database directory of `--adjudicate egdb` [default: $DAMX_EGDB, else the
+    /// cache directory's, as for `damx egdb`]
+    #[arg(long, value_name = "DIR")]
+    adjudicate_egdb: Option<PathBuf>,
 
     /// How a program's GAMEEND claiming a draw or a win (or giving no reason) is read
     #[arg(long, value_enum, value_name = "HOW", default_value_t = ClaimChoice::Adjudicate)]
@@ -581,6 +618,11 @@ impl SeriesArgs {
                 margin: self.adjudicate_margin,
             },
             AdjudicateChoice::Draw => AdjudicationMethod::Draw,
+            AdjudicateChoice::Egdb => AdjudicationMethod::Egdb {
+                egdb: adjudication_egdb(self.adjudicate_egdb.as_deref())?,
+                depth: self.adjudicate_depth,
+                threshold: self.adjudicate_score.min(10_000) as i32,
+            },
         };
         let frame_gap = Duration::from_millis(self.pace);
         let referee = RefereeConfig {

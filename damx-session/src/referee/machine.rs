@@ -163,7 +163,7 @@ impl RefereeMachine {
     pub fn new(setup: GameSetup, config: RefereeConfig, now: Instant) -> RefereeMachine {
         RefereeMachine {
             game: Game::new(setup.start_position()),
-            judge: Judge::new(config.adjudication.method),
+            judge: Judge::new(config.adjudication.method.clone()),
             setup,
             config,
             seats: [Seat::new(), Seat::new()],
@@ -465,6 +465,14 @@ impl RefereeMachine {
         );
         if let Some(outcome) = self.game.outcome() {
             let verdict = rules_verdict(outcome, self.game.position());
+            self.decide(verdict, now, out);
+        } else if let Some((result, how)) = self.judge.database(&self.game) {
+            let verdict = Verdict {
+                result,
+                reason: Reason::Egdb,
+                detail: how,
+                disqualified: Vec::new(),
+            };
             self.decide(verdict, now, out);
         } else if self
             .config

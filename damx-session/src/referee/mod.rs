@@ -15,8 +15,8 @@
 //!   Follower on a loopback socket; or an external program started by command line and
 //!   reached by connecting or by listening) and a running copy of it (start, crash check,
 //!   stop).
-//! - [`Judge`]: adjudication (the built-in engine's search, or the endgame rules and the
-//!   material count).
+//! - [`Judge`]: adjudication (the built-in engine's search, the endgame rules and the
+//!   material count, or the endgame databases).
 //! - [`RefereeControl`]: finish or abort running games from another thread (Ctrl-C).
 //!
 //! # Decisions
@@ -55,7 +55,9 @@
 //! - **Adjudication** at [`Adjudication::max_moves`] moves each, and for claims: the built-in
 //!   engine's search at a small depth (a forced win, or a score past a threshold, wins; else a
 //!   draw), or the endgame rules and the material count, or simply a draw. The reason and the
-//!   figures are recorded in the verdict's detail.
+//!   figures are recorded in the verdict's detail. With the endgame databases
+//!   ([`AdjudicationMethod::Egdb`]) a game also ends as soon as a move leaves a quiet position
+//!   within them whose value the draw rules' counters cannot change (reason `egdb`).
 //! - **Crashes and lost connections.** A program whose connection ends during the game
 //!   forfeits: `crash` when its process has exited (with the status), else `connection-lost`.
 //! - **Stop codes.** The referee's GAMEEND carries stop code `1` when the program is not
@@ -112,6 +114,9 @@ pub enum Reason {
     Ended,
     /// `move-cap`: the move cap was reached and the game adjudicated.
     MoveCap,
+    /// `egdb`: the game reached a quiet position within the endgame databases, which decided
+    /// it ([`AdjudicationMethod::Egdb`]).
+    Egdb,
     /// `illegal-move`: a program sent a move that is not legal (forfeit).
     IllegalMove,
     /// `out-of-turn`: a program sent a move when it was not its turn (forfeit).
@@ -141,7 +146,7 @@ pub enum Reason {
 
 impl Reason {
     /// Every reason, in the order of the final table.
-    pub const ALL: [Reason; 22] = [
+    pub const ALL: [Reason; 23] = [
         Reason::NoMoves,
         Reason::Repetition,
         Reason::KingMoves25,
@@ -152,6 +157,7 @@ impl Reason {
         Reason::WinClaim,
         Reason::Ended,
         Reason::MoveCap,
+        Reason::Egdb,
         Reason::IllegalMove,
         Reason::OutOfTurn,
         Reason::ProtocolError,
@@ -179,6 +185,7 @@ impl Reason {
             Reason::WinClaim => "win-claim",
             Reason::Ended => "ended",
             Reason::MoveCap => "move-cap",
+            Reason::Egdb => "egdb",
             Reason::IllegalMove => "illegal-move",
             Reason::OutOfTurn => "out-of-turn",
             Reason::ProtocolError => "protocol-error",
