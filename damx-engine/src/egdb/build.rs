@@ -119,9 +119,10 @@ pub struct BuildReport {
     pub bytes: u64,
 }
 
-/// The memory a build of `2..=pieces` pieces needs, in bytes: three bytes a position of the
-/// largest slice while it is solved, the smaller slices decoded and the slices of the same
-/// size compressed (an eighth of a byte a position is generous for win/draw/loss).
+/// The memory a build of `2..=pieces` pieces needs, in bytes: seven bytes a position of the
+/// largest slice while it is solved (three of state, at most four in the layer lists), the
+/// smaller slices decoded and the slices of the same size compressed (an eighth of a byte a
+/// position is generous for win/draw/loss).
 pub fn build_memory_estimate(pieces: u32) -> u64 {
     let largest = Material::all(pieces, pieces)
         .iter()
@@ -136,7 +137,7 @@ pub fn build_memory_estimate(pieces: u32) -> u64 {
         .iter()
         .map(|m| m.positions())
         .sum();
-    3 * largest + smaller + same / 8 + (64 << 20)
+    7 * largest + smaller + same / 8 + (64 << 20)
 }
 
 /// One slice as a build or a verification holds it: the checked file, and its values decoded
@@ -195,6 +196,10 @@ impl Values for Tables {
         Some((byte, stored.file.distances))
     }
 }
+
+/// A position's index in the layer lists of the slice being solved: four bytes, as every slice
+/// of up to six pieces has fewer than 2^32 positions ([`solve`] refuses a larger one).
+type Index = u32;
 
 // The state of a position while its slice is solved: the value in the top two bits, a flag
 // for positions that are not stored (holes, side to move must capture), the distance below.
@@ -284,6 +289,12 @@ fn solve(
     observer: &(dyn Fn(BuildEvent) + Sync),
 ) -> Result<(Vec<u8>, [u64; 3], u32), EgdbError> {
     let positions = material.positions();
+    if positions > u64::from(Index::MAX) + 1 {
+        return Err(EgdbError::Dependency {
+            building: material,
+            problem: format!("its {positions} positions are more than a build can index (2^32)"),
+        });
+    }
     let n = positions as usize;
     let state: Vec<AtomicU16> = (0..n).map(|_| AtomicU16::new(UNKNOWN)).collect();
     let counters: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
@@ -292,72 +303,85 @@ fn solve(
     let scanned = AtomicU64::new(0);
     const CHUNK: usize = 1 << 14;
 
-    // Pass 1: terminal positions, moves out of the slice, move counts.
-    (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|chunk| {
-        if failed.load(Ordering::Relaxed) {
-            return;
-        }
-        let mut moves = MoveList::new();
-        let range = chunk * CHUNK..((chunk + 1) * CHUNK).min(n);
-        let len = range.len() as u64;
-        for i in range {
-            let Some(position) = material.position(i as u64) else {
-                state[i].store(DRAW | NOT_STORED, Ordering::Relaxed);
-                continue;
-            };
-            position.legal_moves_into(&mut moves);
-            if moves.is_empty() {
-                state[i].store(LOSS, Ordering::Relaxed);
-                continue;
+    // Pass 1: terminal positions, moves out of the slice, move counts. Each chunk lists the
+    // positions it decided at distances 0 and 1, the first two layers of pass 2.
+    let first: Vec<[Vec<Index>; 2]> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|chunk| {
+            let mut decided: [Vec<Index>; 2] = [Vec::new(), Vec::new()];
+            if failed.load(Ordering::Relaxed) {
+                return decided;
             }
-            let capture = moves[0].is_capture();
-            let flag = if capture { NOT_STORED } else { 0 };
-            let (mut inside, mut drawing, mut wins) = (0u8, false, false);
-            for mv in moves.iter() {
-                let next = position.play(mv);
-                if !capture && Material::of(&next) == material {
-                    inside += 1;
+            let mut moves = MoveList::new();
+            let range = chunk * CHUNK..((chunk + 1) * CHUNK).min(n);
+            let len = range.len() as u64;
+            for i in range {
+                let Some(position) = material.position(i as u64) else {
+                    state[i].store(DRAW | NOT_STORED, Ordering::Relaxed);
+                    continue;
+                };
+                position.legal_moves_into(&mut moves);
+                if moves.is_empty() {
+                    state[i].store(LOSS, Ordering::Relaxed);
+                    decided[0].push(i as Index);
                     continue;
                 }
-                match resolve(tables, &next).map(|value| value.wdl) {
-                    Some(Wdl::Loss) => {
-                        wins = true;
-                        break;
+                let capture = moves[0].is_capture();
+                let flag = if capture { NOT_STORED } else { 0 };
+                let (mut inside, mut drawing, mut wins) = (0u8, false, false);
+                for mv in moves.iter() {
+                    let next = position.play(mv);
+                    if !capture && Material::of(&next) == material {
+                        inside += 1;
+                        continue;
                     }
-                    Some(Wdl::Draw) => drawing = true,
-                    Some(Wdl::Win) => {}
-                    None => {
-                        failed.store(true, Ordering::Relaxed);
-                        let mut failure = failure.lock().unwrap_or_else(|e| e.into_inner());
-                        failure.get_or_insert_with(|| {
+                    match resolve(tables, &next).map(|value| value.wdl) {
+                        Some(Wdl::Loss) => {
+                            wins = true;
+                            break;
+                        }
+                        Some(Wdl::Draw) => drawing = true,
+                        Some(Wdl::Win) => {}
+                        None => {
+                            failed.store(true, Ordering::Relaxed);
+                            let mut failure = failure.lock().unwrap_or_else(|e| e.into_inner());
+                            failure.get_or_insert_with(|| {
                             format!(
                                 "the value of {next} (after {mv} in {position}) is not available"
                             )
                         });
-                        return;
+                            return decided;
+                        }
                     }
                 }
+                let value = if wins {
+                    decided[1].push(i as Index);
+                    WIN | 1
+                } else if inside == 0 {
+                    if drawing {
+                        DRAW
+                    } else {
+                        decided[1].push(i as Index);
+                        LOSS | 1
+                    }
+                } else {
+                    counters[i].store(
+                        inside | if drawing { DRAWING_EXIT } else { 0 },
+                        Ordering::Relaxed,
+                    );
+                    UNKNOWN
+                };
+                state[i].store(value | flag, Ordering::Relaxed);
             }
-            let value = if wins {
-                WIN | 1
-            } else if inside == 0 {
-                if drawing { DRAW } else { LOSS | 1 }
-            } else {
-                counters[i].store(
-                    inside | if drawing { DRAWING_EXIT } else { 0 },
-                    Ordering::Relaxed,
-                );
-                UNKNOWN
-            };
-            state[i].store(value | flag, Ordering::Relaxed);
-        }
-        let done = scanned.fetch_add(len, Ordering::Relaxed) + len;
-        observer(BuildEvent::Scanned {
-            material,
-            done,
-            positions,
-        });
-    });
+            let done = scanned.fetch_add(len, Ordering::Relaxed) + len;
+            observer(BuildEvent::Scanned {
+                material,
+                done,
+                positions,
+            });
+            decided
+        })
+        .collect();
     if let Some(problem) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(EgdbError::Dependency {
             building: material,
@@ -365,57 +389,72 @@ fn solve(
         });
     }
 
-    // Pass 2: layer by layer, unmove the positions decided at the current distance.
+    // Pass 2: layer by layer, unmove the positions decided at the current distance. Each
+    // layer is the list of the positions decided while the one before was unmoved (pass 1
+    // gives the first two), so no pass looks at the whole slice again.
+    let (mut layer, mut after): (Vec<Index>, Vec<Index>) =
+        first
+            .into_iter()
+            .fold((Vec::new(), Vec::new()), |(mut zero, mut one), [z, o]| {
+                zero.extend(z);
+                one.extend(o);
+                (zero, one)
+            });
     let mut depth: u16 = 0;
     let mut decided = 0u64;
     loop {
-        let layer: Vec<u64> = (0..n)
-            .into_par_iter()
-            .with_min_len(CHUNK)
-            .filter(|&i| {
-                let s = state[i].load(Ordering::Relaxed);
-                matches!(s & VALUE_MASK, WIN | LOSS) && s & DEPTH_MASK == depth
-            })
-            .map(|i| i as u64)
-            .collect();
         if layer.is_empty() && depth >= 1 {
             break;
         }
         decided += layer.len() as u64;
         let next = (depth + 1).min(DEPTH_MASK);
-        layer.par_iter().with_min_len(256).for_each(|&q| {
-            let s = state[q as usize].load(Ordering::Relaxed);
-            let won = s & VALUE_MASK == WIN;
-            let Some(position) = material.position(q) else {
-                return;
-            };
-            for_each_predecessor(&position, |previous| {
-                let p = material.index(previous) as usize;
-                let ps = state[p].load(Ordering::Relaxed);
-                if ps & VALUE_MASK != UNKNOWN {
-                    return;
+        let found: Vec<Vec<Index>> = layer
+            .par_chunks(256)
+            .map(|chunk| {
+                let mut found = Vec::new();
+                for &q in chunk {
+                    let s = state[q as usize].load(Ordering::Relaxed);
+                    let won = s & VALUE_MASK == WIN;
+                    let Some(position) = material.position(u64::from(q)) else {
+                        continue;
+                    };
+                    for_each_predecessor(&position, |previous| {
+                        let p = material.index(previous) as usize;
+                        let ps = state[p].load(Ordering::Relaxed);
+                        if ps & VALUE_MASK != UNKNOWN {
+                            return;
+                        }
+                        let flag = ps & NOT_STORED;
+                        let settled = if !won {
+                            state[p]
+                                .compare_exchange(
+                                    ps,
+                                    WIN | next | flag,
+                                    Ordering::Relaxed,
+                                    Ordering::Relaxed,
+                                )
+                                .is_ok()
+                        } else {
+                            counters[p].fetch_sub(1, Ordering::Relaxed) == 1
+                                && state[p]
+                                    .compare_exchange(
+                                        ps,
+                                        LOSS | next | flag,
+                                        Ordering::Relaxed,
+                                        Ordering::Relaxed,
+                                    )
+                                    .is_ok()
+                        };
+                        if settled {
+                            found.push(p as Index);
+                        }
+                    });
                 }
-                let flag = ps & NOT_STORED;
-                if !won {
-                    let _ = state[p].compare_exchange(
-                        ps,
-                        WIN | next | flag,
-                        Ordering::Relaxed,
-                        Ordering::Relaxed,
-                    );
-                } else {
-                    let count = counters[p].fetch_sub(1, Ordering::Relaxed);
-                    if count == 1 {
-                        let _ = state[p].compare_exchange(
-                            ps,
-                            LOSS | next | flag,
-                            Ordering::Relaxed,
-                            Ordering::Relaxed,
-                        );
-                    }
-                }
-            });
-        });
+                found
+            })
+            .collect();
+        layer = std::mem::take(&mut after);
+        layer.extend(found.into_iter().flatten());
         observer(BuildEvent::Layer {
             material,
             plies: depth as u32,
