@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use anyhow::{Context, bail};
+use damx_engine::egdb::{self, Egdb, SharedEgdb};
 use damx_engine::gauntlet::{MaterialPlayer, Player, RandomPlayer, SearchPlayer};
 use damx_engine::pattern::PatternWeights;
 use damx_engine::{EngineOptions, EvalParams, Limits};
@@ -13,7 +14,24 @@ a player is `random`, `material` (one-ply material) or comma-separated engine se
 depth=N, time=MS (per move), game=MS (per game, on a clock), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned|pattern (FILE.dxw: pattern weights),
 lmr=on|off, aspiration=on|off, extension=on|off, threat=on|off,
 pruning=on|off, lmp=on|off, timeman=on|off (adaptive time on a game clock), probcut=on|off,
-endgame=on|off (knowledge for converting won endings)";
+endgame=on|off (knowledge for converting won endings),
+egdb=DIR|default (endgame databases; `default` is the directory of `damx egdb`)";
+
+/// The endgame databases in `value` (a directory, or `default`), refused when none load.
+fn databases(value: &str) -> anyhow::Result<SharedEgdb> {
+    let dir = match value {
+        "default" => egdb::default_dir().context("no default endgame database directory")?,
+        dir => std::path::PathBuf::from(dir),
+    };
+    let egdb = Egdb::open(&dir).with_context(|| format!("egdb={value}"))?;
+    for problem in egdb.problems() {
+        eprintln!("endgame databases: skipped {problem}");
+    }
+    if egdb.stats().slices == 0 {
+        bail!("egdb={value}: no slice files in {}", dir.display());
+    }
+    Ok(SharedEgdb::new(egdb))
+}
 
 /// What kind of player a specification names.
 #[derive(Clone, Debug)]
@@ -77,6 +95,7 @@ impl Spec {
                         "timeman" => options.search.adaptive_time = switch()?,
                         "probcut" => options.search.probcut = switch()?,
                         "endgame" => options.search.endgame_knowledge = switch()?,
+                        "egdb" => options.egdb = Some(databases(value)?),
                         _ => bail!("unknown setting `{key}`\n{SPEC_HELP}"),
                     }
                 }
