@@ -7,11 +7,12 @@
 //!    valued from that slice; a position with no move is lost; a move that leads to a lost
 //!    position wins. Every other position keeps a count of its moves that stay in the slice
 //!    and whether a move out of it draws.
-//! 2. Layer by layer of plies, the positions decided last are unmoved: each predecessor (the
-//!    other side's quiet moves played backwards, kept only where that side had no capture,
-//!    since a capture would have been compulsory) of a lost position wins, and each
-//!    predecessor of a won position loses one move from its count; at zero, with no drawing
-//!    way out, it is lost. What is never decided is a draw.
+//! 2. Layer by layer of plies (each a bitmap of the positions decided at that distance), the
+//!    positions decided last are unmoved: each predecessor (the other side's quiet moves
+//!    played backwards, kept only where that side had no capture, since a capture would have
+//!    been compulsory) of a lost position wins, and each predecessor of a won position loses
+//!    one move from its count; at zero, with no drawing way out, it is lost. What is never
+//!    decided is a draw.
 //!
 //! The layer at which a position is decided is its distance to conversion, exact because the
 //! layers are processed in order.
@@ -119,10 +120,10 @@ pub struct BuildReport {
     pub bytes: u64,
 }
 
-/// The memory a build of `2..=pieces` pieces needs, in bytes: seven bytes a position of the
-/// largest slice while it is solved (three of state, at most four in the layer lists), the
-/// smaller slices decoded and the slices of the same size compressed (an eighth of a byte a
-/// position is generous for win/draw/loss).
+/// The memory a build of `2..=pieces` pieces needs, in bytes: three bytes and a quarter a
+/// position of the largest slice while it is solved (state, move counter, two layer bitmaps),
+/// the smaller slices decoded and the slices of the same size compressed (an eighth of a byte
+/// a position is generous for win/draw/loss).
 pub fn build_memory_estimate(pieces: u32) -> u64 {
     let largest = Material::all(pieces, pieces)
         .iter()
@@ -137,7 +138,7 @@ pub fn build_memory_estimate(pieces: u32) -> u64 {
         .iter()
         .map(|m| m.positions())
         .sum();
-    7 * largest + smaller + same / 8 + (64 << 20)
+    3 * largest + largest / 4 + smaller + same / 8 + (64 << 20)
 }
 
 /// One slice as a build or a verification holds it: the checked file, and its values decoded
@@ -197,9 +198,35 @@ impl Values for Tables {
     }
 }
 
-/// A position's index in the layer lists of the slice being solved: four bytes, as every slice
-/// of up to six pieces has fewer than 2^32 positions ([`solve`] refuses a larger one).
-type Index = u32;
+/// A set of positions of the slice being solved, one bit each, that threads add to.
+struct Layer(Vec<AtomicU64>);
+
+impl Layer {
+    fn new(positions: usize) -> Layer {
+        Layer(
+            (0..positions.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        )
+    }
+
+    fn insert(&self, index: usize) {
+        self.0[index / 64].fetch_or(1 << (index % 64), Ordering::Relaxed);
+    }
+
+    fn len(&self) -> u64 {
+        self.0
+            .iter()
+            .map(|word| u64::from(word.load(Ordering::Relaxed).count_ones()))
+            .sum()
+    }
+
+    fn clear(&mut self) {
+        for word in &mut self.0 {
+            *word.get_mut() = 0;
+        }
+    }
+}
 
 // The state of a position while its slice is solved: the value in the top two bits, a flag
 // for positions that are not stored (holes, side to move must capture), the distance below.
@@ -289,12 +316,6 @@ fn solve(
     observer: &(dyn Fn(BuildEvent) + Sync),
 ) -> Result<(Vec<u8>, [u64; 3], u32), EgdbError> {
     let positions = material.positions();
-    if positions > u64::from(Index::MAX) + 1 {
-        return Err(EgdbError::Dependency {
-            building: material,
-            problem: format!("its {positions} positions are more than a build can index (2^32)"),
-        });
-    }
     let n = positions as usize;
     let state: Vec<AtomicU16> = (0..n).map(|_| AtomicU16::new(UNKNOWN)).collect();
     let counters: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
@@ -303,85 +324,82 @@ fn solve(
     let scanned = AtomicU64::new(0);
     const CHUNK: usize = 1 << 14;
 
-    // Pass 1: terminal positions, moves out of the slice, move counts. Each chunk lists the
-    // positions it decided at distances 0 and 1, the first two layers of pass 2.
-    let first: Vec<[Vec<Index>; 2]> = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|chunk| {
-            let mut decided: [Vec<Index>; 2] = [Vec::new(), Vec::new()];
-            if failed.load(Ordering::Relaxed) {
-                return decided;
+    // Pass 1: terminal positions, moves out of the slice, move counts. The positions decided
+    // at distances 0 and 1 go into the first two layers of pass 2.
+    let mut layer = Layer::new(n);
+    let mut after = Layer::new(n);
+    (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|chunk| {
+        if failed.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut moves = MoveList::new();
+        let range = chunk * CHUNK..((chunk + 1) * CHUNK).min(n);
+        let len = range.len() as u64;
+        for i in range {
+            let Some(position) = material.position(i as u64) else {
+                state[i].store(DRAW | NOT_STORED, Ordering::Relaxed);
+                continue;
+            };
+            position.legal_moves_into(&mut moves);
+            if moves.is_empty() {
+                state[i].store(LOSS, Ordering::Relaxed);
+                layer.insert(i);
+                continue;
             }
-            let mut moves = MoveList::new();
-            let range = chunk * CHUNK..((chunk + 1) * CHUNK).min(n);
-            let len = range.len() as u64;
-            for i in range {
-                let Some(position) = material.position(i as u64) else {
-                    state[i].store(DRAW | NOT_STORED, Ordering::Relaxed);
-                    continue;
-                };
-                position.legal_moves_into(&mut moves);
-                if moves.is_empty() {
-                    state[i].store(LOSS, Ordering::Relaxed);
-                    decided[0].push(i as Index);
+            let capture = moves[0].is_capture();
+            let flag = if capture { NOT_STORED } else { 0 };
+            let (mut inside, mut drawing, mut wins) = (0u8, false, false);
+            for mv in moves.iter() {
+                let next = position.play(mv);
+                if !capture && Material::of(&next) == material {
+                    inside += 1;
                     continue;
                 }
-                let capture = moves[0].is_capture();
-                let flag = if capture { NOT_STORED } else { 0 };
-                let (mut inside, mut drawing, mut wins) = (0u8, false, false);
-                for mv in moves.iter() {
-                    let next = position.play(mv);
-                    if !capture && Material::of(&next) == material {
-                        inside += 1;
-                        continue;
+                match resolve(tables, &next).map(|value| value.wdl) {
+                    Some(Wdl::Loss) => {
+                        wins = true;
+                        break;
                     }
-                    match resolve(tables, &next).map(|value| value.wdl) {
-                        Some(Wdl::Loss) => {
-                            wins = true;
-                            break;
-                        }
-                        Some(Wdl::Draw) => drawing = true,
-                        Some(Wdl::Win) => {}
-                        None => {
-                            failed.store(true, Ordering::Relaxed);
-                            let mut failure = failure.lock().unwrap_or_else(|e| e.into_inner());
-                            failure.get_or_insert_with(|| {
+                    Some(Wdl::Draw) => drawing = true,
+                    Some(Wdl::Win) => {}
+                    None => {
+                        failed.store(true, Ordering::Relaxed);
+                        let mut failure = failure.lock().unwrap_or_else(|e| e.into_inner());
+                        failure.get_or_insert_with(|| {
                             format!(
                                 "the value of {next} (after {mv} in {position}) is not available"
                             )
                         });
-                            return decided;
-                        }
+                        return;
                     }
                 }
-                let value = if wins {
-                    decided[1].push(i as Index);
-                    WIN | 1
-                } else if inside == 0 {
-                    if drawing {
-                        DRAW
-                    } else {
-                        decided[1].push(i as Index);
-                        LOSS | 1
-                    }
-                } else {
-                    counters[i].store(
-                        inside | if drawing { DRAWING_EXIT } else { 0 },
-                        Ordering::Relaxed,
-                    );
-                    UNKNOWN
-                };
-                state[i].store(value | flag, Ordering::Relaxed);
             }
-            let done = scanned.fetch_add(len, Ordering::Relaxed) + len;
-            observer(BuildEvent::Scanned {
-                material,
-                done,
-                positions,
-            });
-            decided
-        })
-        .collect();
+            let value = if wins {
+                after.insert(i);
+                WIN | 1
+            } else if inside == 0 {
+                if drawing {
+                    DRAW
+                } else {
+                    after.insert(i);
+                    LOSS | 1
+                }
+            } else {
+                counters[i].store(
+                    inside | if drawing { DRAWING_EXIT } else { 0 },
+                    Ordering::Relaxed,
+                );
+                UNKNOWN
+            };
+            state[i].store(value | flag, Ordering::Relaxed);
+        }
+        let done = scanned.fetch_add(len, Ordering::Relaxed) + len;
+        observer(BuildEvent::Scanned {
+            material,
+            done,
+            positions,
+        });
+    });
     if let Some(problem) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(EgdbError::Dependency {
             building: material,
@@ -389,33 +407,31 @@ fn solve(
         });
     }
 
-    // Pass 2: layer by layer, unmove the positions decided at the current distance. Each
-    // layer is the list of the positions decided while the one before was unmoved (pass 1
-    // gives the first two), so no pass looks at the whole slice again.
-    let (mut layer, mut after): (Vec<Index>, Vec<Index>) =
-        first
-            .into_iter()
-            .fold((Vec::new(), Vec::new()), |(mut zero, mut one), [z, o]| {
-                zero.extend(z);
-                one.extend(o);
-                (zero, one)
-            });
+    // Pass 2: layer by layer, unmove the positions decided at the current distance. A layer is
+    // the set of positions decided while the one before was unmoved (pass 1 gives the first
+    // two), kept as a bitmap: finding them costs a bit a position, not a look at each state.
     let mut depth: u16 = 0;
     let mut decided = 0u64;
     loop {
-        if layer.is_empty() && depth >= 1 {
+        let size = layer.len();
+        if size == 0 && depth >= 1 {
             break;
         }
-        decided += layer.len() as u64;
+        decided += size;
         let next = (depth + 1).min(DEPTH_MASK);
-        let found: Vec<Vec<Index>> = layer
-            .par_chunks(256)
-            .map(|chunk| {
-                let mut found = Vec::new();
-                for &q in chunk {
-                    let s = state[q as usize].load(Ordering::Relaxed);
+        layer
+            .0
+            .par_iter()
+            .enumerate()
+            .with_min_len(16)
+            .for_each(|(word, bits)| {
+                let mut rest = bits.load(Ordering::Relaxed);
+                while rest != 0 {
+                    let q = word * 64 + rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let s = state[q].load(Ordering::Relaxed);
                     let won = s & VALUE_MASK == WIN;
-                    let Some(position) = material.position(u64::from(q)) else {
+                    let Some(position) = material.position(q as u64) else {
                         continue;
                     };
                     for_each_predecessor(&position, |previous| {
@@ -446,15 +462,13 @@ fn solve(
                                     .is_ok()
                         };
                         if settled {
-                            found.push(p as Index);
+                            after.insert(p);
                         }
                     });
                 }
-                found
-            })
-            .collect();
-        layer = std::mem::take(&mut after);
-        layer.extend(found.into_iter().flatten());
+            });
+        std::mem::swap(&mut layer, &mut after);
+        after.clear();
         observer(BuildEvent::Layer {
             material,
             plies: depth as u32,
