@@ -187,3 +187,38 @@ pub(crate) fn options<'a>(
     }
     Ok(found)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `egdb=DIR` loads the databases of a directory and refuses one without any.
+    #[test]
+    fn egdb_setting() {
+        let dir = std::env::temp_dir().join(format!("damx-xtask-egdb-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = |dir: &std::path::Path| format!("depth=2,egdb={}", dir.display());
+        let error = Spec::parse(&text(&dir)).unwrap_err().to_string();
+        assert!(error.contains("no slice files"), "{error}");
+        let missing = Spec::parse("depth=2,egdb=/nonexistent/damx-egdb").unwrap_err();
+        assert!(
+            format!("{missing:#}").contains("/nonexistent/damx-egdb"),
+            "{missing:#}"
+        );
+
+        let options = egdb::BuildOptions {
+            dir: dir.clone(),
+            pieces: 2,
+            memory_limit: None,
+        };
+        egdb::build(&options, &|_| {}).unwrap();
+        let spec = Spec::parse(&text(&dir)).unwrap();
+        let Kind::Engine(options, _) = spec.kind else {
+            panic!("an engine");
+        };
+        let egdb = options.egdb.expect("the databases");
+        assert_eq!(egdb.stats().slices, 4);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
