@@ -180,9 +180,10 @@ impl Judge {
 
 impl Judge {
     /// With [`AdjudicationMethod::Egdb`], the result of a game whose current position is quiet
-    /// and within the databases, where the draw rules' counters cannot change it (see the
-    /// [module documentation](self)), with the value in words; `None` otherwise: the game
-    /// goes on.
+    /// and within the databases, with the value in words; `None` otherwise: the game goes on.
+    /// The databases leave out the draw rules' counters, so a win in a counted ending or with
+    /// kings only is taken only where the winner has kings alone, the loser one piece, and the
+    /// distance to that capture fits in the plies the counts leave.
     pub fn database(&self, game: &Game) -> Option<(GameResult, String)> {
         let AdjudicationMethod::Egdb { egdb, .. } = &self.method else {
             return None;
