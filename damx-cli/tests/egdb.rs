@@ -126,3 +126,100 @@ fn a_build_beyond_the_memory_is_refused_with_the_estimate() {
     assert_eq!(too_many.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `damx match --adjudicate egdb`: games that reach a quiet position within the databases end
+/// there with the reason `egdb`, which the results file keeps and `--resume` reads back;
+/// without databases the option is refused.
+#[test]
+fn a_match_adjudicated_by_the_databases_and_resumed() {
+    let dir = scratch("match");
+    let dir_text = dir.to_str().unwrap();
+    let built = damx(&["egdb", "build", "--pieces", "3", "--dir", dir_text]);
+    assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
+    // Four pieces and a forced capture into three: white wins by the databases.
+    let openings = dir.join("openings.txt");
+    std::fs::write(&openings, "W:W28,40:B23,5\n").unwrap();
+    let results = dir.join("results.txt");
+    let args = |extra: &[&'static str]| {
+        let mut args = vec![
+            "match",
+            "--engine",
+            "builtin,depth=2",
+            "--engine",
+            "builtin,depth=2",
+            "--minutes",
+            "0",
+            "--games",
+            "2",
+            "--concurrency",
+            "1",
+            "--adjudicate",
+            "egdb",
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+        args.extend(["--adjudicate-egdb", dir_text].map(str::to_owned));
+        args.extend(["--openings", openings.to_str().unwrap()].map(str::to_owned));
+        args.extend(["--results", results.to_str().unwrap()].map(str::to_owned));
+        args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+        args
+    };
+    let run = |args: Vec<String>| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        damx(&args)
+    };
+    let played = run(args(&[]));
+    assert_eq!(played.status.code(), Some(0), "{}", text(&played.stderr));
+    let out = text(&played.stdout);
+    assert_eq!(
+        out.matches("2-0 egdb endgame database: loss (6 plies to conversion) for black")
+            .count(),
+        2,
+        "{out}"
+    );
+    assert!(out.contains("games ended by: egdb 2"), "{out}");
+    let file = std::fs::read_to_string(&results).unwrap();
+    assert_eq!(file.matches("\"reason\":\"egdb\"").count(), 2, "{file}");
+
+    let resumed = run(args(&["--resume"]));
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
+    let out = text(&resumed.stdout);
+    assert!(out.contains("RESUMED 1 2-0 egdb"), "{out}");
+    assert!(out.contains("RESUMED 2 2-0 egdb"), "{out}");
+    assert!(out.contains("games ended by: egdb 2"), "{out}");
+
+    // Without databases: refused, saying why and what to do.
+    let empty = scratch("match-empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    for missing in [empty.to_str().unwrap(), "/nonexistent/damx-egdb"] {
+        let refused = damx(&[
+            "match",
+            "--engine",
+            "builtin,depth=2",
+            "--engine",
+            "builtin,depth=2",
+            "--adjudicate",
+            "egdb",
+            "--adjudicate-egdb",
+            missing,
+        ]);
+        assert_eq!(refused.status.code(), Some(1), "{missing}");
+        let err = text(&refused.stderr);
+        assert!(err.contains("--adjudicate egdb: "), "{err}");
+        assert!(err.contains("damx egdb build --pieces 4"), "{err}");
+    }
+    let refused = damx(&[
+        "tournament",
+        "--engine",
+        "builtin,depth=2",
+        "--engine",
+        "builtin,depth=2",
+        "--adjudicate",
+        "egdb",
+    ]);
+    assert_ne!(refused.status.code(), Some(0));
+    assert!(text(&refused.stderr).contains("--adjudicate egdb: "));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&empty);
+}

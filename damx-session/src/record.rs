@@ -216,6 +216,9 @@ pub enum Reason {
     Ended,
     /// `move-cap`: the move cap was reached and the game adjudicated.
     MoveCap,
+    /// `egdb`: the game reached a quiet position within the endgame databases, which decided
+    /// it ([`AdjudicationMethod::Egdb`](crate::referee::AdjudicationMethod::Egdb)).
+    Egdb,
     /// `illegal-move`: a program sent a move that is not legal (forfeit).
     IllegalMove,
     /// `out-of-turn`: a program sent a move when it was not its turn (forfeit).
@@ -252,7 +255,7 @@ pub enum Reason {
 
 impl Reason {
     /// Every reason, in the order of the final table.
-    pub const ALL: [Reason; 25] = [
+    pub const ALL: [Reason; 26] = [
         Reason::NoMoves,
         Reason::Repetition,
         Reason::KingMoves25,
@@ -263,6 +266,7 @@ impl Reason {
         Reason::WinClaim,
         Reason::Ended,
         Reason::MoveCap,
+        Reason::Egdb,
         Reason::IllegalMove,
         Reason::OutOfTurn,
         Reason::ProtocolError,
@@ -293,6 +297,7 @@ impl Reason {
             Reason::WinClaim => "win-claim",
             Reason::Ended => "ended",
             Reason::MoveCap => "move-cap",
+            Reason::Egdb => "egdb",
             Reason::IllegalMove => "illegal-move",
             Reason::OutOfTurn => "out-of-turn",
             Reason::ProtocolError => "protocol-error",

@@ -150,3 +150,91 @@ fn engine_against_a_running_program() {
         assert_eq!(game.moves[..], report.moves[..game.moves.len()]);
     }
 }
+
+/// `--adjudicate egdb` over real sockets: two built-in engines start from four pieces with a
+/// capture pending; the forced capture leaves three pieces, a quiet position within the 2–3-
+/// piece databases (built here), and the referee ends the game there with their value.
+#[test]
+fn the_endgame_databases_decide_a_game_that_reaches_them() {
+    use damx_engine::egdb::{BuildOptions, Egdb, SharedEgdb, build};
+
+    let dir = std::env::temp_dir().join(format!("damx-referee-egdb-{}", std::process::id()));
+    let options = BuildOptions {
+        dir: dir.clone(),
+        pieces: 3,
+        memory_limit: None,
+    };
+    build(&options, &|_| {}).expect("the 2-3-piece build succeeds");
+    let egdb = SharedEgdb::new(Egdb::open(&dir).expect("the databases open"));
+
+    let (done, finished) = unbounded();
+    thread::spawn(move || {
+        let builtin = |name: &str| Participant {
+            name: name.into(),
+            kind: ParticipantKind::Builtin(BuiltinPlayer::Engine(Box::new(EnginePlayerOptions {
+                engine: EngineOptions {
+                    hash_mb: 2,
+                    ..EngineOptions::default()
+                },
+                fixed: Some(Limits::depth(2)),
+                ..EnginePlayerOptions::default()
+            }))),
+        };
+        let options = StartOptions {
+            frame_gap: Duration::ZERO,
+            ..StartOptions::default()
+        };
+        let mut white = Instance::start(&builtin("first"), &options).unwrap();
+        let mut black = Instance::start(&builtin("second"), &options).unwrap();
+        let config = RefereeConfig {
+            minutes: 0,
+            move_timeout: Some(Duration::from_secs(5)),
+            adjudication: Adjudication {
+                max_moves: Some(60),
+                method: AdjudicationMethod::Egdb {
+                    egdb,
+                    depth: 4,
+                    threshold: 150,
+                },
+            },
+            ..RefereeConfig::default()
+        };
+        let setup = GameSetup {
+            number: 1,
+            names: ["first".into(), "second".into()],
+            start: Some("W:W28,40:B23,5".parse().unwrap()),
+            stop_after: [true, true],
+        };
+        let mut events = Vec::new();
+        let report = play_game(
+            &mut white,
+            &mut black,
+            &setup,
+            &config,
+            &RefereeControl::new(),
+            &mut |event| events.push(event),
+        );
+        white.stop(Duration::from_secs(1));
+        black.stop(Duration::from_secs(1));
+        let _ = done.send((report, events));
+    });
+    let (report, events) = finished
+        .recv_timeout(Duration::from_secs(60))
+        .expect("one game within a minute");
+    let _ = std::fs::remove_dir_all(&dir);
+
+    assert_eq!(report.verdict.reason, Reason::Egdb, "{:?}", report.verdict);
+    assert_eq!(report.verdict.result, GameResult::WhiteWins);
+    assert_eq!(
+        report.verdict.detail,
+        "endgame database: loss (6 plies to conversion) for black: white wins"
+    );
+    assert_eq!(report.moves.len(), 1, "decided after the forced capture");
+    assert!(report.verdict.disqualified.is_empty());
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, RefereeEvent::Moved { text, .. } if text == "28x19")),
+        "{events:?}"
+    );
+}

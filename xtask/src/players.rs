@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use anyhow::{Context, bail};
+use damx_engine::egdb::{self, Egdb, SharedEgdb};
 use damx_engine::gauntlet::{Contender, MaterialPlayer, RandomPlayer, SearchPlayer};
 use damx_engine::pattern::PatternWeights;
 use damx_engine::{EngineOptions, EvalParams, Limits};
@@ -13,7 +14,24 @@ a player is `random`, `material` (one-ply material) or comma-separated engine se
 depth=N, time=MS (per move), game=MS (per game, on a clock), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned|pattern (FILE.dxw: pattern weights),
 lmr=on|off, aspiration=on|off, extension=on|off, threat=on|off,
 pruning=on|off, lmp=on|off, timeman=on|off (adaptive time on a game clock), probcut=on|off,
-endgame=on|off (knowledge for converting won endings)";
+endgame=on|off (knowledge for converting won endings),
+egdb=DIR|default (endgame databases; `default` is the directory of `damx egdb`)";
+
+/// The endgame databases in `value` (a directory, or `default`), refused when none load.
+fn databases(value: &str) -> anyhow::Result<SharedEgdb> {
+    let dir = match value {
+        "default" => egdb::default_dir().context("no default endgame database directory")?,
+        dir => std::path::PathBuf::from(dir),
+    };
+    let egdb = Egdb::open(&dir).with_context(|| format!("egdb={value}"))?;
+    for problem in egdb.problems() {
+        eprintln!("endgame databases: skipped {problem}");
+    }
+    if egdb.stats().slices == 0 {
+        bail!("egdb={value}: no slice files in {}", dir.display());
+    }
+    Ok(SharedEgdb::new(egdb))
+}
 
 /// What kind of player a specification names.
 #[derive(Clone, Debug)]
@@ -77,6 +95,7 @@ impl Spec {
                         "timeman" => options.search.adaptive_time = switch()?,
                         "probcut" => options.search.probcut = switch()?,
                         "endgame" => options.search.endgame_knowledge = switch()?,
+                        "egdb" => options.egdb = Some(databases(value)?),
                         _ => bail!("unknown setting `{key}`\n{SPEC_HELP}"),
                     }
                 }
@@ -167,4 +186,39 @@ pub(crate) fn options<'a>(
         found.push((name, value.as_str()));
     }
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `egdb=DIR` loads the databases of a directory and refuses one without any.
+    #[test]
+    fn egdb_setting() {
+        let dir = std::env::temp_dir().join(format!("damx-xtask-egdb-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = |dir: &std::path::Path| format!("depth=2,egdb={}", dir.display());
+        let error = Spec::parse(&text(&dir)).unwrap_err().to_string();
+        assert!(error.contains("no slice files"), "{error}");
+        let missing = Spec::parse("depth=2,egdb=/nonexistent/damx-egdb").unwrap_err();
+        assert!(
+            format!("{missing:#}").contains("/nonexistent/damx-egdb"),
+            "{missing:#}"
+        );
+
+        let options = egdb::BuildOptions {
+            dir: dir.clone(),
+            pieces: 2,
+            memory_limit: None,
+        };
+        egdb::build(&options, &|_| {}).unwrap();
+        let spec = Spec::parse(&text(&dir)).unwrap();
+        let Kind::Engine(options, _) = spec.kind else {
+            panic!("an engine");
+        };
+        let egdb = options.egdb.expect("the databases");
+        assert_eq!(egdb.stats().slices, 4);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -10,6 +10,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
+use damx_engine::egdb::{self, SharedEgdb};
 use damx_session::referee::{
     Adjudication, AdjudicationMethod, ClaimPolicy, RefereeConfig, StartOptions,
 };
@@ -18,6 +19,35 @@ use damx_session::tournament::{Format, Opening, SprtConfig, TournamentConfig, sh
 
 use crate::cmd;
 use crate::error::Error;
+
+/// The databases of `--adjudicate egdb`, loaded once and shared with the built-in
+/// participants that use the same directory; refused when there are none.
+fn adjudication_egdb(explicit: Option<&Path>) -> Result<SharedEgdb, Error> {
+    let dir = explicit
+        .map(Path::to_path_buf)
+        .or_else(egdb::default_dir)
+        .ok_or_else(|| {
+            Error::Invalid(
+                "--adjudicate egdb: no endgame database directory (no home directory; give \
+                 --adjudicate-egdb DIR)"
+                    .to_owned(),
+            )
+        })?;
+    if let Err(error) = std::fs::read_dir(&dir) {
+        return Err(Error::Invalid(format!(
+            "--adjudicate egdb: cannot read the endgame database directory {}: {error} (build \
+             them with `damx egdb build --pieces 4`, or give --adjudicate-egdb DIR)",
+            dir.display()
+        )));
+    }
+    cmd::egdb::for_engine(Some(&dir)).ok_or_else(|| {
+        Error::Invalid(format!(
+            "--adjudicate egdb: no endgame databases in {} (build them with `damx egdb build \
+             --pieces 4`, or give --adjudicate-egdb DIR)",
+            dir.display()
+        ))
+    })
+}
 
 /// How games are adjudicated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -28,6 +58,8 @@ pub(crate) enum AdjudicateChoice {
     Material,
     /// Always a draw
     Draw,
+    /// The endgame databases (--adjudicate-egdb): a game ends as soon as it reaches a quiet position within them; outside them, the engine's search with them
+    Egdb,
 }
 
 /// How GAMEEND claims (draw, win, no reason) are read.
@@ -96,6 +128,11 @@ pub(crate) struct SeriesArgs {
     /// The material lead (a man 1, a king 3) that wins a material adjudication
     #[arg(long, value_name = "N", default_value_t = 2)]
     adjudicate_margin: u32,
+
+    /// The endgame database directory of `--adjudicate egdb` [default: $DAMX_EGDB, else the
+    /// cache directory's, as for `damx egdb`]
+    #[arg(long, value_name = "DIR")]
+    adjudicate_egdb: Option<PathBuf>,
 
     /// How a program's GAMEEND claiming a draw or a win (or giving no reason) is read
     #[arg(long, value_enum, value_name = "HOW", default_value_t = ClaimChoice::Adjudicate)]
@@ -193,6 +230,11 @@ impl SeriesArgs {
                 margin: self.adjudicate_margin,
             },
             AdjudicateChoice::Draw => AdjudicationMethod::Draw,
+            AdjudicateChoice::Egdb => AdjudicationMethod::Egdb {
+                egdb: adjudication_egdb(self.adjudicate_egdb.as_deref())?,
+                depth: self.adjudicate_depth,
+                threshold: self.adjudicate_score.min(10_000) as i32,
+            },
         };
         let frame_gap = Duration::from_millis(self.pace);
         let referee = RefereeConfig {

@@ -7,11 +7,12 @@
 //!    valued from that slice; a position with no move is lost; a move that leads to a lost
 //!    position wins. Every other position keeps a count of its moves that stay in the slice
 //!    and whether a move out of it draws.
-//! 2. Layer by layer of plies, the positions decided last are unmoved: each predecessor (the
-//!    other side's quiet moves played backwards, kept only where that side had no capture,
-//!    since a capture would have been compulsory) of a lost position wins, and each
-//!    predecessor of a won position loses one move from its count; at zero, with no drawing
-//!    way out, it is lost. What is never decided is a draw.
+//! 2. Layer by layer of plies (each a bitmap of the positions decided at that distance), the
+//!    positions decided last are unmoved: each predecessor (the other side's quiet moves
+//!    played backwards, kept only where that side had no capture, since a capture would have
+//!    been compulsory) of a lost position wins, and each predecessor of a won position loses
+//!    one move from its count; at zero, with no drawing way out, it is lost. What is never
+//!    decided is a draw.
 //!
 //! The layer at which a position is decided is its distance to conversion, exact because the
 //! layers are processed in order.
@@ -119,9 +120,10 @@ pub struct BuildReport {
     pub bytes: u64,
 }
 
-/// The memory a build of `2..=pieces` pieces needs, in bytes: three bytes a position of the
-/// largest slice while it is solved, the smaller slices decoded and the slices of the same
-/// size compressed (an eighth of a byte a position is generous for win/draw/loss).
+/// The memory a build of `2..=pieces` pieces needs, in bytes: three bytes and a quarter a
+/// position of the largest slice while it is solved (state, move counter, two layer bitmaps),
+/// the smaller slices decoded and the slices of the same size compressed (an eighth of a byte
+/// a position is generous for win/draw/loss).
 pub fn build_memory_estimate(pieces: u32) -> u64 {
     let largest = Material::all(pieces, pieces)
         .iter()
@@ -136,7 +138,7 @@ pub fn build_memory_estimate(pieces: u32) -> u64 {
         .iter()
         .map(|m| m.positions())
         .sum();
-    3 * largest + smaller + same / 8 + (64 << 20)
+    3 * largest + largest / 4 + smaller + same / 8 + (64 << 20)
 }
 
 /// One slice as a build or a verification holds it: the checked file, and its values decoded
@@ -193,6 +195,36 @@ impl Values for Tables {
             None => stored.file.value(index)?,
         };
         Some((byte, stored.file.distances))
+    }
+}
+
+/// A set of positions of the slice being solved, one bit each, that threads add to.
+struct Layer(Vec<AtomicU64>);
+
+impl Layer {
+    fn new(positions: usize) -> Layer {
+        Layer(
+            (0..positions.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        )
+    }
+
+    fn insert(&self, index: usize) {
+        self.0[index / 64].fetch_or(1 << (index % 64), Ordering::Relaxed);
+    }
+
+    fn len(&self) -> u64 {
+        self.0
+            .iter()
+            .map(|word| u64::from(word.load(Ordering::Relaxed).count_ones()))
+            .sum()
+    }
+
+    fn clear(&mut self) {
+        for word in &mut self.0 {
+            *word.get_mut() = 0;
+        }
     }
 }
 
@@ -292,7 +324,10 @@ fn solve(
     let scanned = AtomicU64::new(0);
     const CHUNK: usize = 1 << 14;
 
-    // Pass 1: terminal positions, moves out of the slice, move counts.
+    // Pass 1: terminal positions, moves out of the slice, move counts. The positions decided
+    // at distances 0 and 1 go into the first two layers of pass 2.
+    let mut layer = Layer::new(n);
+    let mut after = Layer::new(n);
     (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|chunk| {
         if failed.load(Ordering::Relaxed) {
             return;
@@ -308,6 +343,7 @@ fn solve(
             position.legal_moves_into(&mut moves);
             if moves.is_empty() {
                 state[i].store(LOSS, Ordering::Relaxed);
+                layer.insert(i);
                 continue;
             }
             let capture = moves[0].is_capture();
@@ -339,9 +375,15 @@ fn solve(
                 }
             }
             let value = if wins {
+                after.insert(i);
                 WIN | 1
             } else if inside == 0 {
-                if drawing { DRAW } else { LOSS | 1 }
+                if drawing {
+                    DRAW
+                } else {
+                    after.insert(i);
+                    LOSS | 1
+                }
             } else {
                 counters[i].store(
                     inside | if drawing { DRAWING_EXIT } else { 0 },
@@ -365,57 +407,68 @@ fn solve(
         });
     }
 
-    // Pass 2: layer by layer, unmove the positions decided at the current distance.
+    // Pass 2: layer by layer, unmove the positions decided at the current distance. A layer is
+    // the set of positions decided while the one before was unmoved (pass 1 gives the first
+    // two), kept as a bitmap: finding them costs a bit a position, not a look at each state.
     let mut depth: u16 = 0;
     let mut decided = 0u64;
     loop {
-        let layer: Vec<u64> = (0..n)
-            .into_par_iter()
-            .with_min_len(CHUNK)
-            .filter(|&i| {
-                let s = state[i].load(Ordering::Relaxed);
-                matches!(s & VALUE_MASK, WIN | LOSS) && s & DEPTH_MASK == depth
-            })
-            .map(|i| i as u64)
-            .collect();
-        if layer.is_empty() && depth >= 1 {
+        let size = layer.len();
+        if size == 0 && depth >= 1 {
             break;
         }
-        decided += layer.len() as u64;
+        decided += size;
         let next = (depth + 1).min(DEPTH_MASK);
-        layer.par_iter().with_min_len(256).for_each(|&q| {
-            let s = state[q as usize].load(Ordering::Relaxed);
-            let won = s & VALUE_MASK == WIN;
-            let Some(position) = material.position(q) else {
-                return;
-            };
-            for_each_predecessor(&position, |previous| {
-                let p = material.index(previous) as usize;
-                let ps = state[p].load(Ordering::Relaxed);
-                if ps & VALUE_MASK != UNKNOWN {
-                    return;
-                }
-                let flag = ps & NOT_STORED;
-                if !won {
-                    let _ = state[p].compare_exchange(
-                        ps,
-                        WIN | next | flag,
-                        Ordering::Relaxed,
-                        Ordering::Relaxed,
-                    );
-                } else {
-                    let count = counters[p].fetch_sub(1, Ordering::Relaxed);
-                    if count == 1 {
-                        let _ = state[p].compare_exchange(
-                            ps,
-                            LOSS | next | flag,
-                            Ordering::Relaxed,
-                            Ordering::Relaxed,
-                        );
-                    }
+        layer
+            .0
+            .par_iter()
+            .enumerate()
+            .with_min_len(16)
+            .for_each(|(word, bits)| {
+                let mut rest = bits.load(Ordering::Relaxed);
+                while rest != 0 {
+                    let q = word * 64 + rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let s = state[q].load(Ordering::Relaxed);
+                    let won = s & VALUE_MASK == WIN;
+                    let Some(position) = material.position(q as u64) else {
+                        continue;
+                    };
+                    for_each_predecessor(&position, |previous| {
+                        let p = material.index(previous) as usize;
+                        let ps = state[p].load(Ordering::Relaxed);
+                        if ps & VALUE_MASK != UNKNOWN {
+                            return;
+                        }
+                        let flag = ps & NOT_STORED;
+                        let settled = if !won {
+                            state[p]
+                                .compare_exchange(
+                                    ps,
+                                    WIN | next | flag,
+                                    Ordering::Relaxed,
+                                    Ordering::Relaxed,
+                                )
+                                .is_ok()
+                        } else {
+                            counters[p].fetch_sub(1, Ordering::Relaxed) == 1
+                                && state[p]
+                                    .compare_exchange(
+                                        ps,
+                                        LOSS | next | flag,
+                                        Ordering::Relaxed,
+                                        Ordering::Relaxed,
+                                    )
+                                    .is_ok()
+                        };
+                        if settled {
+                            after.insert(p);
+                        }
+                    });
                 }
             });
-        });
+        std::mem::swap(&mut layer, &mut after);
+        after.clear();
         observer(BuildEvent::Layer {
             material,
             plies: depth as u32,

@@ -101,15 +101,24 @@ fn rank_set(set: u64) -> u64 {
 fn unrank_set(mut rank: u64, k: u32, n: u32) -> u64 {
     let mut set = 0u64;
     let mut top = n;
-    for j in (1..=k).rev() {
-        // The largest p below `top` with C(p, j) <= rank.
-        let mut p = top - 1;
-        while binomial(p, j) > rank {
-            p -= 1;
+    for j in (2..=k).rev() {
+        // The largest p below `top` with C(p, j) <= rank, by bisection: C(j - 1, j) = 0.
+        let (mut low, mut high) = (j - 1, top - 1);
+        while low < high {
+            let middle = (low + high).div_ceil(2);
+            if binomial(middle, j) <= rank {
+                low = middle;
+            } else {
+                high = middle - 1;
+            }
         }
-        rank -= binomial(p, j);
-        set |= 1 << p;
-        top = p;
+        rank -= binomial(low, j);
+        set |= 1 << low;
+        top = low;
+    }
+    // C(p, 1) = p.
+    if k >= 1 {
+        set |= 1 << rank;
     }
     set
 }

@@ -12,14 +12,28 @@
 //!   against at most three pieces is a draw; otherwise the side ahead by at least `margin`
 //!   (a man counts 1, a king 3) wins; else a draw.
 //! - [`AdjudicationMethod::Draw`]: a draw.
+//! - [`AdjudicationMethod::Egdb`]: the endgame databases. A game is decided as soon as it
+//!   reaches a quiet position (no capture pending) within them ([`Judge::database`], reason
+//!   `egdb`); at the move cap and for claims, a position within them gets their value and any
+//!   other the engine's search, which probes them too.
+//!
+//! The databases store the value without the draw rules' counters, so a database win is only
+//! taken where no counter can intervene: in a counted ending (three or two pieces against a
+//! lone king) and in kings-only positions, only when the winner has kings alone, the loser one
+//! piece, and the stored distance to conversion (the capture that ends the game) fits in the
+//! plies the counts leave. Otherwise the game plays on; a database draw is always a draw.
 
+use damx_engine::egdb::{SharedEgdb, Value, Wdl};
 use damx_engine::{Engine, EngineOptions, Limits, StopSignal};
-use damx_rules::{Color, Game, GameResult, Piece, Position};
+use damx_rules::{
+    Color, DrawReason, ENDGAME5_DRAW_PLIES, ENDGAME16_DRAW_PLIES, Game, GameResult,
+    KING_MOVES_DRAW_PLIES, Piece, Position,
+};
 
 use super::win;
 
 /// How a game is decided when it reaches the cap or a program's claim needs checking.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AdjudicationMethod {
     /// The built-in engine's search.
     Engine {
@@ -35,10 +49,20 @@ pub enum AdjudicationMethod {
     },
     /// Every adjudicated game is a draw.
     Draw,
+    /// The endgame databases, as soon as a game reaches a quiet position within them; outside
+    /// them, at the cap and for claims, the engine's search with them.
+    Egdb {
+        /// The databases.
+        egdb: SharedEgdb,
+        /// The depth of the search outside the databases, in plies.
+        depth: u32,
+        /// The score, in centi-men, from which the search gives the side ahead the win.
+        threshold: i32,
+    },
 }
 
 /// The referee's move cap and its adjudication method.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Adjudication {
     /// Adjudicate once each side has made this many moves (`None`: never; the draw rules still
     /// end every game in time).
@@ -87,6 +111,17 @@ impl Judge {
     pub fn judge(&mut self, game: &Game) -> (GameResult, String) {
         let position = game.position();
         let lone_king = game.endgame_count().is_some();
+        if let AdjudicationMethod::Egdb { egdb, .. } = &self.method
+            && let Some(value) = egdb.value(position)
+        {
+            let side = position.side_to_move();
+            let result = match value.wdl {
+                Wdl::Win => win(side),
+                Wdl::Loss => win(!side),
+                Wdl::Draw => GameResult::Draw,
+            };
+            return (result, database_detail(side, value, result));
+        }
         match self.method {
             AdjudicationMethod::Draw => (GameResult::Draw, "adjudicated a draw".to_owned()),
             AdjudicationMethod::Material { margin } => {
@@ -103,11 +138,19 @@ impl Judge {
                     (GameResult::Draw, format!("{figures}: a draw"))
                 }
             }
-            AdjudicationMethod::Engine { depth, threshold } => {
+            AdjudicationMethod::Engine { depth, threshold }
+            | AdjudicationMethod::Egdb {
+                depth, threshold, ..
+            } => {
+                let egdb = match &self.method {
+                    AdjudicationMethod::Egdb { egdb, .. } => Some(egdb.clone()),
+                    _ => None,
+                };
                 let engine = self.engine.get_or_insert_with(|| {
                     Engine::new(EngineOptions {
                         threads: 1,
                         hash_mb: 8,
+                        egdb,
                         ..EngineOptions::default()
                     })
                 });
@@ -133,6 +176,69 @@ impl Judge {
             }
         }
     }
+}
+
+impl Judge {
+    /// With [`AdjudicationMethod::Egdb`], the result of a game whose current position is quiet
+    /// and within the databases, with the value in words; `None` otherwise: the game goes on.
+    /// The databases leave out the draw rules' counters, so a win in a counted ending or with
+    /// kings only is taken only where the winner has kings alone, the loser one piece, and the
+    /// distance to that capture fits in the plies the counts leave.
+    pub fn database(&self, game: &Game) -> Option<(GameResult, String)> {
+        let AdjudicationMethod::Egdb { egdb, .. } = &self.method else {
+            return None;
+        };
+        let position = game.position();
+        let value = egdb.probe_value(position)?;
+        let side = position.side_to_move();
+        let winner = match value.wdl {
+            Wdl::Draw => {
+                return Some((
+                    GameResult::Draw,
+                    database_detail(side, value, GameResult::Draw),
+                ));
+            }
+            Wdl::Win => side,
+            Wdl::Loss => !side,
+        };
+        let counted = game.endgame_count();
+        let kings_only = position.pieces_of(Color::White, Piece::Man).is_empty()
+            && position.pieces_of(Color::Black, Piece::Man).is_empty();
+        if counted.is_some() || kings_only {
+            // The conversion must end the game (the winner captures the last piece with kings
+            // alone, no promotion in between) before any count runs out.
+            let plies = value.plies? as usize;
+            let ends_game = position.pieces_of(winner, Piece::Man).is_empty()
+                && position.pieces(!winner).count() == 1;
+            let endgame_left = counted.map_or(usize::MAX, |(rule, done)| {
+                let limit = match rule {
+                    DrawReason::Endgame5 => ENDGAME5_DRAW_PLIES,
+                    _ => ENDGAME16_DRAW_PLIES,
+                };
+                limit.saturating_sub(done)
+            });
+            let kings_left = if kings_only {
+                KING_MOVES_DRAW_PLIES.saturating_sub(game.reversible_plies())
+            } else {
+                usize::MAX
+            };
+            if !ends_game || plies > endgame_left.min(kings_left) {
+                return None;
+            }
+        }
+        let result = win(winner);
+        Some((result, database_detail(side, value, result)))
+    }
+}
+
+/// The database value in words, from the side to move, and the result it gives.
+fn database_detail(side: Color, value: Value, result: GameResult) -> String {
+    let verdict = match result {
+        GameResult::WhiteWins => "white wins",
+        GameResult::BlackWins => "black wins",
+        _ => "a draw",
+    };
+    format!("endgame database: {value} for {side}: {verdict}")
 }
 
 /// The material of `color`: a man 1, a king 3.
@@ -182,6 +288,82 @@ mod tests {
         assert!(detail.starts_with("engine depth 4: "), "{detail}");
         let (result, detail) = judge.judge(&Game::default());
         assert_eq!(result, GameResult::Draw, "{detail}");
+    }
+
+    /// The 2–3-piece databases, built once into a temporary directory for these tests.
+    fn databases() -> SharedEgdb {
+        use damx_engine::egdb::{BuildOptions, Egdb, build};
+        static DIR: std::sync::OnceLock<SharedEgdb> = std::sync::OnceLock::new();
+        DIR.get_or_init(|| {
+            let dir = std::env::temp_dir()
+                .join(format!("damx-session-adjudicate-{}", std::process::id()));
+            let options = BuildOptions {
+                dir: dir.clone(),
+                pieces: 3,
+                memory_limit: None,
+            };
+            build(&options, &|_| {}).expect("the 2-3-piece build succeeds");
+            let egdb = Egdb::open(&dir).expect("the databases open");
+            assert!(egdb.problems().is_empty(), "{:?}", egdb.problems());
+            SharedEgdb::new(egdb)
+        })
+        .clone()
+    }
+
+    fn egdb_judge() -> Judge {
+        Judge::new(AdjudicationMethod::Egdb {
+            egdb: databases(),
+            depth: 4,
+            threshold: 150,
+        })
+    }
+
+    /// Quiet positions within the databases are decided by their value; the counts of the
+    /// draw rules hold back a win that does not end the game by capture.
+    #[test]
+    fn database_adjudication_of_quiet_positions() {
+        let judge = egdb_judge();
+        let decided = |fen: &str| judge.database(&game(fen));
+        // Two men against one, no count: a win.
+        let (result, detail) = decided("W:W6,7:B45").expect("in the databases");
+        assert_eq!(result, GameResult::WhiteWins, "{detail}");
+        assert_eq!(
+            detail,
+            "endgame database: win (1 ply to conversion) for white: white wins"
+        );
+        // The same from the loser's side.
+        let (result, detail) = decided("B:W6,7:B35").expect("in the databases");
+        assert_eq!(result, GameResult::WhiteWins, "{detail}");
+        // Two kings against one, in general a draw.
+        let (result, detail) = decided("B:WK1,K2:BK50").expect("in the databases");
+        assert_eq!(result, GameResult::Draw, "{detail}");
+        assert_eq!(detail, "endgame database: draw for black: a draw");
+        // Two kings that catch the lone king in 3 plies, well within the 5-move count.
+        let (result, detail) = decided("W:WK46,K47:BK5").expect("within the count");
+        assert_eq!(result, GameResult::WhiteWins, "{detail}");
+        // A king and a man against a lone king: the conversion is a promotion or a capture
+        // that need not end the game before the count does, so the game plays on.
+        assert_eq!(decided("W:W33,K46:BK5"), None);
+        // A capture pending, too many pieces, or another method: not decided.
+        assert_eq!(decided("W:W28,40:B23,5"), None);
+        assert_eq!(decided("W:W28,40:B5,9,10"), None);
+        assert_eq!(
+            Judge::new(AdjudicationMethod::Draw).database(&game("W:W6,7:B45")),
+            None
+        );
+    }
+
+    /// At the cap the databases value any position within them, captures resolved; outside
+    /// them the engine searches.
+    #[test]
+    fn database_adjudication_at_the_cap() {
+        let mut judge = egdb_judge();
+        let (result, detail) = judge.judge(&game("W:W28,40:B23,5"));
+        assert_eq!(result, GameResult::WhiteWins, "{detail}");
+        assert!(detail.starts_with("endgame database: win"), "{detail}");
+        let (result, detail) = judge.judge(&game("B:W31,32,33,34,35,36,37:B1,2"));
+        assert_eq!(result, GameResult::WhiteWins, "{detail}");
+        assert!(detail.starts_with("engine depth 4: "), "{detail}");
     }
 
     /// The draw method draws everything.

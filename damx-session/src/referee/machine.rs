@@ -169,7 +169,7 @@ impl RefereeMachine {
     pub fn new(setup: GameSetup, config: RefereeConfig, now: Instant) -> RefereeMachine {
         RefereeMachine {
             game: Game::new(setup.start_position()),
-            judge: Judge::new(config.adjudication.method),
+            judge: Judge::new(config.adjudication.method.clone()),
             setup,
             seats: [Seat::new(&config), Seat::new(&config)],
             config,
@@ -451,6 +451,14 @@ impl RefereeMachine {
             },
         );
         if let Some(verdict) = rules_verdict(&self.game) {
+            self.decide(verdict, now, out);
+        } else if let Some((result, how)) = self.judge.database(&self.game) {
+            let verdict = Verdict {
+                result,
+                reason: Reason::Egdb,
+                detail: how,
+                disqualified: Vec::new(),
+            };
             self.decide(verdict, now, out);
         } else if self
             .config

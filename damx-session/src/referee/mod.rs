@@ -15,8 +15,8 @@
 //!   Follower on a loopback socket; or an external program started by command line and
 //!   reached by connecting or by listening) and a running copy of it (start, crash check,
 //!   stop).
-//! - [`Judge`]: adjudication (the built-in engine's search, or the endgame rules and the
-//!   material count).
+//! - [`Judge`]: adjudication (the built-in engine's search, the endgame rules and the
+//!   material count, or the endgame databases).
 //! - [`RefereeControl`]: finish or abort running games from another thread (Ctrl-C).
 //!
 //! # Decisions
@@ -58,7 +58,9 @@
 //! - **Adjudication** at [`Adjudication::max_moves`] moves each, and for claims: the built-in
 //!   engine's search at a small depth (a forced win, or a score past a threshold, wins; else a
 //!   draw), or the endgame rules and the material count, or simply a draw. The reason and the
-//!   figures are recorded in the verdict's detail.
+//!   figures are recorded in the verdict's detail. With the endgame databases
+//!   ([`AdjudicationMethod::Egdb`]) a game also ends as soon as a move leaves a quiet position
+//!   within them whose value the draw rules' counters cannot change (reason `egdb`).
 //! - **Crashes and lost connections.** A program whose connection ends during the game
 //!   forfeits: `crash` when its process has exited (with the status), else `connection-lost`.
 //! - **Stop codes.** The referee's GAMEEND carries stop code `1` when the program is not
