@@ -170,6 +170,9 @@ pub struct GauntletGame {
     pub outcome: Option<Outcome>,
     /// The side whose clock ran out, if one did (it lost).
     pub lost_on_time: Option<Color>,
+    /// The clock time White and Black spent on their moves (zero for a player without a
+    /// clock).
+    pub time_used: [Duration; 2],
 }
 
 impl GauntletGame {
@@ -205,6 +208,7 @@ pub fn play_timed_game(
     white.new_game();
     black.new_game();
     let mut clocks = [white_time, black_time];
+    let mut time_used = [Duration::ZERO; 2];
     let mut game = start.clone();
     for _ in 0..max_plies {
         if let Some(outcome) = game.outcome() {
@@ -212,23 +216,28 @@ pub fn play_timed_game(
                 game,
                 outcome: Some(outcome),
                 lost_on_time: None,
+                time_used,
             };
         }
         let side = game.position().side_to_move();
-        let (player, clock): (&mut dyn Contender, &mut Option<Duration>) = match side {
-            Color::White => (&mut *white, &mut clocks[0]),
-            Color::Black => (&mut *black, &mut clocks[1]),
-        };
+        let (player, clock, used): (&mut dyn Contender, &mut Option<Duration>, &mut Duration) =
+            match side {
+                Color::White => (&mut *white, &mut clocks[0], &mut time_used[0]),
+                Color::Black => (&mut *black, &mut clocks[1], &mut time_used[1]),
+            };
         let started = Instant::now();
         let mv = player.choose(&game, *clock);
         if let Some(left) = clock {
-            match left.checked_sub(started.elapsed()) {
+            let spent = started.elapsed();
+            *used += spent;
+            match left.checked_sub(spent) {
                 Some(rest) => *left = rest,
                 None => {
                     return GauntletGame {
                         game,
                         outcome: None,
                         lost_on_time: Some(side),
+                        time_used,
                     };
                 }
             }
@@ -241,6 +250,7 @@ pub fn play_timed_game(
                     reason: damx_rules::WinReason::NoMoves,
                 }),
                 lost_on_time: None,
+                time_used,
             };
         }
     }
@@ -249,6 +259,7 @@ pub fn play_timed_game(
         game,
         outcome,
         lost_on_time: None,
+        time_used,
     }
 }
 
@@ -439,6 +450,9 @@ mod tests {
         assert_eq!(record.lost_on_time, Some(Color::Black));
         assert_eq!(record.winner(), Some(Color::White));
         assert_eq!(record.game.ply(), 1);
+        // The clock counts the move that overran it; a player without a clock uses none.
+        assert_eq!(record.time_used[0], Duration::ZERO);
+        assert!(record.time_used[1] >= Duration::from_millis(5));
     }
 
     /// A game between two random movers ends by the rules or at the ply limit, with legal

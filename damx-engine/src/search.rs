@@ -530,6 +530,12 @@ impl Worker {
         let extend = move_count == 1 && shared.features.single_reply_extension;
         let new_depth = if extend { depth } else { depth - 1 };
         self.score_moves(&position, ply, tt_move, capturing);
+        if new_depth >= 1 {
+            // The children will probe the table: start their cache lines together.
+            for mv in self.lists[ply].iter() {
+                shared.tt.touch(position.play(mv).hash());
+            }
+        }
 
         let original_alpha = alpha;
         let mut best = -INFINITY;
