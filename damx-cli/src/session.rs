@@ -75,7 +75,7 @@ pub(crate) fn check_records(records: &RecordOptions) -> Result<(), Error> {
             Some(path),
         ),
     };
-    std::fs::create_dir_all(&dir).map_err(|source| Error::file("create", &dir, source))?;
+    damx_session::record::create_dir(&dir).map_err(|source| Error::file("create", &dir, source))?;
     if let Some(file) = file {
         std::fs::OpenOptions::new()
             .create(true)

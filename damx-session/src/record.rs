@@ -428,14 +428,14 @@ pub(crate) fn save(
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                fs::create_dir_all(parent)?;
+                create_dir(parent)?;
             }
             let mut file = OpenOptions::new().create(true).append(true).open(path)?;
             file.write_all(text.as_bytes())?;
             Ok(path.clone())
         }
         PdnTarget::Directory(dir) => {
-            fs::create_dir_all(dir)?;
+            create_dir(dir)?;
             let (y, mo, d, h, mi, s) = civil_time(now);
             let stem = format!(
                 "{y:04}{mo:02}{d:02}-{h:02}{mi:02}{s:02}-{:03}-{}-{}",
@@ -517,6 +517,24 @@ fn civil_time(now: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
     let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     let year = yoe + era * 400 + i64::from(month <= 2);
     (year, month, day, rest / 3600, rest / 60 % 60, rest % 60)
+}
+
+/// Makes a records directory and its parents (as `fs::create_dir_all`), saying plainly when
+/// the path, or one of its parents, exists and is not a directory (`create_dir_all` would
+/// report "file exists").
+pub fn create_dir(dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir).map_err(|error| {
+        let blocker = dir.ancestors().find(|path| path.exists() && !path.is_dir());
+        match (error.kind(), blocker) {
+            (io::ErrorKind::AlreadyExists | io::ErrorKind::NotADirectory, Some(blocker)) => {
+                io::Error::new(
+                    io::ErrorKind::NotADirectory,
+                    format!("{} is not a directory", blocker.display()),
+                )
+            }
+            _ => error,
+        }
+    })
 }
 
 #[cfg(test)]
@@ -611,5 +629,20 @@ mod tests {
         let text = fs::read_to_string(&file).unwrap();
         assert_eq!(damx_rules::pdn::parse_games(&text).unwrap().len(), 2);
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A records path under a plain file is refused as "not a directory", naming the file,
+    /// rather than with `create_dir_all`'s "file exists".
+    #[test]
+    fn a_directory_under_a_file_is_not_a_directory() {
+        let file = std::env::temp_dir().join(format!("damx-record-file-{}", std::process::id()));
+        std::fs::write(&file, b"x").unwrap();
+        let error = create_dir(&file.join("games")).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::NotADirectory);
+        assert_eq!(
+            error.to_string(),
+            format!("{} is not a directory", file.display())
+        );
+        std::fs::remove_file(&file).unwrap();
     }
 }

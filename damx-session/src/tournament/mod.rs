@@ -755,7 +755,7 @@ impl Files {
                     source,
                 };
                 if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                    fs::create_dir_all(parent).map_err(io)?;
+                    crate::record::create_dir(parent).map_err(io)?;
                 }
                 let file = OpenOptions::new()
                     .create(true)
