@@ -196,21 +196,13 @@ fn fuzz_player(rng: &mut Rng, role: Role) -> Result<(), String> {
     let mut machine = PlayerMachine::new(&config, Name::new("fuzz").expect("a name"), policy);
     let mut now = Instant::now();
     let mut watch = Watch::new(now);
-    let mut pending: Option<(u64, Game)> = None;
-    let mut last_ticket = 0;
-    let mut move_unsent = false;
+    let mut ours = Ours::default();
     let mut framer = Framer::default();
     // How much of the peer's traffic is noise: a quiet peer plays whole games, a hostile one
     // spends its noise budget.
     let hostility = [50, 300, 1000][rng.below(3)];
     let outputs = machine.start(now);
-    watch.see_player(
-        now,
-        &outputs,
-        &mut pending,
-        &mut last_ticket,
-        &mut move_unsent,
-    )?;
+    watch.see_player(now, &outputs, &mut ours)?;
 
     for _ in 0..STEPS {
         if machine.is_closed() {
@@ -234,23 +226,17 @@ fn fuzz_player(rng: &mut Rng, role: Role) -> Result<(), String> {
                 let mut last = None;
                 for item in incoming {
                     let outputs = machine.handle(now, Input::Peer(item));
-                    watch.see_player(
-                        now,
-                        &outputs,
-                        &mut pending,
-                        &mut last_ticket,
-                        &mut move_unsent,
-                    )?;
+                    watch.see_player(now, &outputs, &mut ours)?;
                     last = Some(());
                 }
                 last.map(|()| Input::Tick)
             }
             // A stale ticket leaves the request pending: the real answer still comes.
-            62..65 => pending.as_ref().map(|(ticket, _)| Input::MoveChosen {
+            62..65 => ours.pending.as_ref().map(|(ticket, _)| Input::MoveChosen {
                 ticket: ticket.wrapping_add(1),
                 mv: None,
             }),
-            65..75 => pending.take().map(|(ticket, game)| Input::MoveChosen {
+            65..75 => ours.pending.take().map(|(ticket, game)| Input::MoveChosen {
                 ticket,
                 mv: if rng.chance(20) {
                     None
@@ -258,8 +244,8 @@ fn fuzz_player(rng: &mut Rng, role: Role) -> Result<(), String> {
                     random_legal(rng, game.position())
                 },
             }),
-            75..80 if move_unsent => {
-                move_unsent = false;
+            75..80 if ours.move_unsent => {
+                ours.move_unsent = false;
                 Some(Input::MoveSent { at: now })
             }
             80..94 => {
@@ -273,19 +259,13 @@ fn fuzz_player(rng: &mut Rng, role: Role) -> Result<(), String> {
                 Incoming::Failed("connection reset".to_owned())
             })),
             _ => Some(Input::MoveChosen {
-                ticket: last_ticket.wrapping_sub(1),
+                ticket: ours.last_ticket.wrapping_sub(1),
                 mv: None,
             }),
         };
         if let Some(input) = input {
             let outputs = machine.handle(now, input);
-            watch.see_player(
-                now,
-                &outputs,
-                &mut pending,
-                &mut last_ticket,
-                &mut move_unsent,
-            )?;
+            watch.see_player(now, &outputs, &mut ours)?;
         }
     }
 
@@ -299,26 +279,20 @@ fn fuzz_player(rng: &mut Rng, role: Role) -> Result<(), String> {
                 machine.phase()
             ));
         }
-        let input = if let Some((ticket, game)) = pending.take() {
+        let input = if let Some((ticket, game)) = ours.pending.take() {
             Input::MoveChosen {
                 ticket,
                 mv: random_legal(rng, game.position()),
             }
-        } else if move_unsent {
-            move_unsent = false;
+        } else if ours.move_unsent {
+            ours.move_unsent = false;
             Input::MoveSent { at: now }
         } else {
             now = machine.next_deadline().map_or(now, |due| due.max(now)) + Duration::from_secs(1);
             Input::Tick
         };
         let outputs = machine.handle(now, input);
-        watch.see_player(
-            now,
-            &outputs,
-            &mut pending,
-            &mut last_ticket,
-            &mut move_unsent,
-        )?;
+        watch.see_player(now, &outputs, &mut ours)?;
     }
     if watch.games_open != 0 {
         return Err(format!(
@@ -561,6 +535,16 @@ fn fuzz_monitor(rng: &mut Rng) -> Result<(), String> {
 // END OF ADAPTERS
 // ---------------------------------------------------------------------------------------------
 
+/// What our side of a player fuzz case owes the machine: the move request not yet answered,
+/// the last ticket seen (a stale answer uses an older one), and a MOVE written but not yet
+/// reported sent.
+#[derive(Default)]
+struct Ours {
+    pending: Option<(u64, Game)>,
+    last_ticket: u64,
+    move_unsent: bool,
+}
+
 /// The checks on what a machine outputs.
 struct Watch {
     /// The second of simulated time being counted, and the frames sent in it (per colour).
@@ -596,9 +580,7 @@ impl Watch {
         &mut self,
         now: Instant,
         outputs: &[Output],
-        pending: &mut Option<(u64, Game)>,
-        last_ticket: &mut u64,
-        move_unsent: &mut bool,
+        ours: &mut Ours,
     ) -> Result<(), String> {
         INPUTS.fetch_add(1, Ordering::Relaxed);
         if outputs.len() > MAX_OUTPUTS {
@@ -610,14 +592,14 @@ impl Watch {
                 Output::Send(message) => {
                     sends += 1;
                     if matches!(message, Message::Move(_)) {
-                        *move_unsent = true;
+                        ours.move_unsent = true;
                     }
                 }
                 Output::StartThinking(request) => {
-                    *last_ticket = request.ticket;
-                    *pending = Some((request.ticket, request.game.clone()));
+                    ours.last_ticket = request.ticket;
+                    ours.pending = Some((request.ticket, request.game.clone()));
                 }
-                Output::StopThinking => *pending = None,
+                Output::StopThinking => ours.pending = None,
                 Output::Event(Event::GameStarted(_)) => {
                     GAMES.fetch_add(1, Ordering::Relaxed);
                     self.games_open += 1;
