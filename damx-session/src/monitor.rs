@@ -52,85 +52,14 @@
 use std::fmt;
 use std::time::Instant;
 
-use damx_rules::{Color, Game};
-use damx_wire::{AcceptCode, BackAccCode, EndReason, GameReq, Message, StopCode};
+use damx_rules::{Color, Game, Position};
+use damx_wire::{EndReason, Message};
 
 use crate::config::NoiseBudget;
-use crate::convert::{back_request_ply, color_from_wire, start_position};
-use crate::dialogue::{MoveFault, NoiseMeter, read_move};
+use crate::convert::{color_from_wire, start_position};
+use crate::dialogue::{Meaning, NoiseMeter, Observed, Observer};
 
-/// One of the two programs of the dialogue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Party {
-    /// The one the caller calls A (a proxy: the program that connected to it).
-    A,
-    /// The other one (a proxy: the program it connected to).
-    B,
-}
-
-impl Party {
-    /// The other party.
-    pub const fn other(self) -> Party {
-        match self {
-            Party::A => Party::B,
-            Party::B => Party::A,
-        }
-    }
-
-    /// `A` or `B`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Party::A => "A",
-            Party::B => "B",
-        }
-    }
-}
-
-impl fmt::Display for Party {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// What kind of rule a finding is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FindingKind {
-    /// A frame that is not a DXP message.
-    BadFrame,
-    /// A message the dialogue does not allow in its state.
-    OutOfState,
-    /// A MOVE, or a first GAMEEND, from the party that is not to move.
-    OutOfTurn,
-    /// A MOVE that is not legal in the game's position.
-    IllegalMove,
-    /// A field value the spec does not allow there.
-    BadField,
-    /// A first GAMEEND that was not acknowledged with a GAMEEND.
-    MissingAck,
-    /// A message after a handshake with stop code `1`.
-    AfterStop,
-    /// The connection was closed during a game.
-    ClosedInGame,
-    /// More noise than the [`NoiseBudget`] allows.
-    Noise,
-}
-
-impl FindingKind {
-    /// A stable snake-case word for logs and JSON.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            FindingKind::BadFrame => "bad_frame",
-            FindingKind::OutOfState => "out_of_state",
-            FindingKind::OutOfTurn => "out_of_turn",
-            FindingKind::IllegalMove => "illegal_move",
-            FindingKind::BadField => "bad_field",
-            FindingKind::MissingAck => "missing_ack",
-            FindingKind::AfterStop => "after_stop",
-            FindingKind::ClosedInGame => "closed_in_game",
-            FindingKind::Noise => "noise",
-        }
-    }
-}
+pub use crate::dialogue::{Party, Rule as FindingKind};
 
 /// Something a party did that the spec does not allow.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,19 +89,6 @@ pub struct Observation {
 }
 
 impl Observation {
-    fn note(text: impl Into<String>) -> Observation {
-        Observation {
-            note: Some(text.into()),
-            findings: Vec::new(),
-        }
-    }
-
-    fn flagged(kind: FindingKind, by: Party, what: impl Into<String>) -> Observation {
-        let mut observation = Observation::default();
-        observation.flag(kind, by, what);
-        observation
-    }
-
     fn flag(&mut self, kind: FindingKind, by: Party, what: impl Into<String>) {
         self.findings.push(Finding {
             kind,
@@ -182,78 +98,10 @@ impl Observation {
     }
 }
 
-/// A game being followed.
-#[derive(Clone, Debug)]
-struct Followed {
-    number: u32,
-    /// The party playing white.
-    white: Party,
-    game: Game,
-    /// A BACKREQ waiting for its answer: who asked, and the ply asked for.
-    backreq: Option<(Party, usize)>,
-    /// A GAMEREQ sent during the game, waiting for its (refusing) GAMEACC.
-    stray_request: bool,
-    /// The party that sent an illegal or out-of-turn MOVE since the last legal one: its
-    /// opponent may then end the game at once (as damx does), whoever is to move.
-    offender: Option<Party>,
-}
-
-impl Followed {
-    fn party_of(&self, color: Color) -> Party {
-        if color == Color::White {
-            self.white
-        } else {
-            self.white.other()
-        }
-    }
-
-    fn color_of(&self, party: Party) -> Color {
-        if party == self.white {
-            Color::White
-        } else {
-            Color::Black
-        }
-    }
-
-    fn to_move(&self) -> Party {
-        self.party_of(self.game.position().side_to_move())
-    }
-}
-
-/// A GAMEREQ waiting for its GAMEACC.
-#[derive(Clone, Debug)]
-struct Request {
-    number: u32,
-    initiator: Party,
-    request: GameReq,
-}
-
-/// Where the dialogue stands.
-#[derive(Clone, Debug)]
-enum Phase {
-    /// Between games: the Initiator may send a GAMEREQ.
-    Idle,
-    /// A GAMEREQ waits for its GAMEACC.
-    Requested(Request),
-    /// A game runs.
-    Playing(Followed),
-    /// `first` sent the first GAMEEND; the other party owes the acknowledgement.
-    Ending {
-        first: Party,
-        stop: bool,
-        followed: Followed,
-    },
-    /// A handshake with stop code `1` is over: only CHATs may follow.
-    Stopped,
-}
-
 /// Follows a DXP dialogue between two parties; see the module documentation.
 #[derive(Clone, Debug)]
 pub struct Monitor {
-    phase: Phase,
-    initiator: Option<Party>,
-    games: u32,
-    closed: [bool; 2],
+    observer: Observer,
     /// Each party's noise, and whether it was flagged.
     noise: [(NoiseMeter, bool); 2],
 }
@@ -261,13 +109,6 @@ pub struct Monitor {
 impl Default for Monitor {
     fn default() -> Monitor {
         Monitor::new()
-    }
-}
-
-fn index(party: Party) -> usize {
-    match party {
-        Party::A => 0,
-        Party::B => 1,
     }
 }
 
@@ -281,25 +122,24 @@ impl Monitor {
     pub fn with_budget(budget: NoiseBudget) -> Monitor {
         let meter = (NoiseMeter::new(budget), false);
         Monitor {
-            phase: Phase::Idle,
-            initiator: None,
-            games: 0,
-            closed: [false; 2],
+            observer: Observer::new(),
             noise: [meter.clone(), meter],
         }
     }
 
     /// The party that sent the first GAMEREQ, once one has.
     pub fn initiator(&self) -> Option<Party> {
-        self.initiator
+        self.observer.initiator()
     }
 
     /// The position of the game running, if one is.
     pub fn game(&self) -> Option<&Game> {
-        match &self.phase {
-            Phase::Playing(followed) | Phase::Ending { followed, .. } => Some(&followed.game),
-            _ => None,
-        }
+        self.observer.game()
+    }
+
+    /// The colour `party` plays in the running game.
+    pub fn color_of(&self, party: Party) -> Option<Color> {
+        self.observer.color_of(party)
     }
 
     /// One frame from `from`: the decoded message, or why the frame is not one (any error
@@ -323,7 +163,7 @@ impl Monitor {
     ) -> Observation {
         let (mut observation, noisy) = self.observe(from, frame);
         let findings = observation.findings.len() as u32;
-        let (meter, flagged) = &mut self.noise[index(from)];
+        let (meter, flagged) = &mut self.noise[from.index()];
         if (noisy || findings > 0) && !meter.count(now, findings) && !*flagged {
             *flagged = true;
             observation.flag(FindingKind::Noise, from, meter.spent());
@@ -338,468 +178,139 @@ impl Monitor {
         frame: Result<&Message, E>,
     ) -> (Observation, bool) {
         match frame {
-            Ok(message) => (
-                self.message(from, message),
-                matches!(message, Message::Chat(_) | Message::BackReq(_)),
-            ),
-            Err(error) => (
-                Observation::flagged(
-                    FindingKind::BadFrame,
-                    from,
-                    format!("not a DXP message: {error}"),
-                ),
-                true,
-            ),
+            Ok(message) => {
+                let noisy = matches!(message, Message::Chat(_) | Message::BackReq(_));
+                let observed = self.observer.observe(from, message);
+                (self.words(from, observed), noisy)
+            }
+            Err(error) => {
+                let mut observation = Observation::default();
+                let what = format!("not a DXP message: {error}");
+                observation.flag(FindingKind::BadFrame, from, what);
+                (observation, true)
+            }
         }
     }
 
     /// The end of `by`'s stream (it closed the connection, or its half of it).
     pub fn closed(&mut self, by: Party) -> Observation {
-        let mut observation = Observation::default();
-        if std::mem::replace(&mut self.closed[index(by)], true) {
-            return observation;
-        }
-        match std::mem::replace(&mut self.phase, Phase::Idle) {
-            Phase::Playing(followed) => {
-                observation.flag(
-                    FindingKind::ClosedInGame,
-                    by,
-                    format!("closed the connection during game {}", followed.number),
-                );
-                self.phase = Phase::Stopped;
-            }
-            Phase::Ending {
-                first, followed, ..
-            } if by != first => {
-                observation.flag(
-                    FindingKind::MissingAck,
-                    by,
-                    format!(
-                        "closed the connection without acknowledging the GAMEEND of game {}",
-                        followed.number
-                    ),
-                );
-                self.phase = Phase::Stopped;
-            }
-            phase => {
-                observation.note = Some(format!("{by} closed the connection"));
-                self.phase = phase;
-            }
+        let observed = self.observer.closed(by);
+        self.words(by, observed)
+    }
+
+    /// What `from`'s message (or close) meant, in words.
+    fn words(&self, from: Party, observed: Observed) -> Observation {
+        let mut observation = Observation {
+            note: observed.meaning.map(|meaning| self.note(from, meaning)),
+            findings: Vec::new(),
+        };
+        for breach in observed.breaches {
+            observation.flag(breach.rule(), from, breach.to_string());
         }
         observation
     }
 
-    fn message(&mut self, from: Party, message: &Message) -> Observation {
-        if let Message::Chat(chat) = message {
-            return Observation::note(format!("{from} chats: {}", chat.text()));
-        }
-        match message {
-            Message::GameReq(request) => self.game_request(from, request),
-            Message::GameAcc(answer) => self.game_answer(from, answer.code),
-            Message::Move(mv) => self.move_message(from, mv),
-            Message::GameEnd(end) => self.game_end(from, end.reason, end.stop),
-            Message::BackReq(request) => self.back_request(from, request),
-            Message::BackAcc(answer) => self.back_answer(from, answer.code),
-            Message::Chat(_) => Observation::default(),
-        }
-    }
-
-    fn game_request(&mut self, from: Party, request: &GameReq) -> Observation {
-        let mut observation = Observation::default();
-        match self.initiator {
-            Some(initiator) if initiator != from => observation.flag(
-                FindingKind::OutOfState,
-                from,
-                "sent a GAMEREQ, but it is the Follower",
-            ),
-            Some(_) => {}
-            None => self.initiator = Some(from),
-        }
-        let phase = std::mem::replace(&mut self.phase, Phase::Idle);
-        match phase {
-            Phase::Playing(mut followed) => {
-                observation.flag(
-                    FindingKind::OutOfState,
-                    from,
-                    format!("sent a GAMEREQ during game {}", followed.number),
-                );
-                followed.stray_request = true;
-                self.phase = Phase::Playing(followed);
-                return observation;
-            }
-            Phase::Requested(previous) => observation.flag(
-                FindingKind::OutOfState,
-                from,
-                format!(
-                    "sent a GAMEREQ before game {} was answered",
-                    previous.number
-                ),
-            ),
-            Phase::Ending {
-                first, followed, ..
-            } if first != from => observation.flag(
-                FindingKind::MissingAck,
-                from,
-                format!(
-                    "sent a GAMEREQ without acknowledging the GAMEEND of game {}",
-                    followed.number
-                ),
-            ),
-            Phase::Ending { followed, .. } => observation.flag(
-                FindingKind::OutOfState,
-                from,
-                format!(
-                    "sent a GAMEREQ before its GAMEEND of game {} was acknowledged",
-                    followed.number
-                ),
-            ),
-            Phase::Stopped => observation.flag(
-                FindingKind::AfterStop,
-                from,
-                "sent a GAMEREQ after the session was stopped",
-            ),
-            Phase::Idle => {}
-        }
-        self.games += 1;
-        let follower_color = color_from_wire(request.follower_color);
-        let limit = match request.move_limit.limit() {
-            Some(moves) => format!("{moves} moves"),
-            None => "no move limit".to_owned(),
-        };
-        let start = match start_position(&request.start) {
-            Ok(position) if position == damx_rules::Position::initial() => {
-                "normal start".to_owned()
-            }
-            Ok(position) => format!("start {}", position.to_fen()),
-            Err(error) => error.to_string(),
-        };
-        observation.note = Some(format!(
-            "{from} asks for game {}: {} plays {follower_color}, {} min, {limit}, {start}",
-            self.games,
-            from.other(),
-            request.minutes.get()
-        ));
-        self.phase = Phase::Requested(Request {
-            number: self.games,
-            initiator: from,
-            request: *request,
-        });
-        observation
-    }
-
-    fn game_answer(&mut self, from: Party, code: AcceptCode) -> Observation {
-        let mut observation = Observation::default();
-        let phase = std::mem::replace(&mut self.phase, Phase::Idle);
-        match phase {
-            Phase::Requested(request) if request.initiator != from => {
-                if code != AcceptCode::Accepted {
-                    observation.note = Some(format!(
-                        "{from} refuses game {} (code {})",
-                        request.number,
-                        char::from(code.digit())
-                    ));
-                    return observation;
-                }
-                let version = request.request.version.get();
-                if version != 1 {
-                    observation.flag(
-                        FindingKind::BadField,
-                        from,
-                        format!("accepted a GAMEREQ of protocol version {version:02}"),
-                    );
-                }
-                let start = match start_position(&request.request.start) {
-                    Ok(position) => position,
-                    Err(error) => {
-                        observation.flag(
-                            FindingKind::BadField,
-                            from,
-                            format!("accepted a game that cannot be played: {error}"),
-                        );
-                        return observation;
-                    }
+    fn note(&self, from: Party, meaning: Meaning) -> String {
+        match meaning {
+            Meaning::Chat(text) => format!("{from} chats: {text}"),
+            Meaning::Requested { number, request } => {
+                let follower_color = color_from_wire(request.follower_color);
+                let limit = match request.move_limit.limit() {
+                    Some(moves) => format!("{moves} moves"),
+                    None => "no move limit".to_owned(),
                 };
-                let follower_color = color_from_wire(request.request.follower_color);
-                let white = if follower_color == Color::White {
-                    from
-                } else {
-                    from.other()
+                let start = match start_position(&request.start) {
+                    Ok(position) if position == Position::initial() => "normal start".to_owned(),
+                    Ok(position) => format!("start {}", position.to_fen()),
+                    Err(error) => error.to_string(),
                 };
-                observation.note = Some(format!(
-                    "game {} starts: {white} white, {} black, {} to move",
-                    request.number,
-                    white.other(),
-                    start.side_to_move()
-                ));
-                self.phase = Phase::Playing(Followed {
-                    number: request.number,
-                    white,
-                    game: Game::new(start),
-                    backreq: None,
-                    stray_request: false,
-                    offender: None,
-                });
+                format!(
+                    "{from} asks for game {number}: {} plays {follower_color}, {} min, {limit}, \
+                     {start}",
+                    from.other(),
+                    request.minutes.get()
+                )
             }
-            Phase::Playing(mut followed)
-                if followed.stray_request && self.initiator != Some(from) =>
-            {
-                followed.stray_request = false;
-                if code == AcceptCode::Accepted {
-                    observation.flag(
-                        FindingKind::BadField,
-                        from,
-                        format!(
-                            "accepted a GAMEREQ during game {} (code 2 expected)",
-                            followed.number
-                        ),
-                    );
-                } else {
-                    observation.note = Some(format!(
-                        "{from} refuses the GAMEREQ during game {}",
-                        followed.number
-                    ));
-                }
-                self.phase = Phase::Playing(followed);
+            Meaning::Refused { number, code } => {
+                format!(
+                    "{from} refuses game {number} (code {})",
+                    char::from(code.digit())
+                )
             }
-            phase => {
-                let what = if matches!(phase, Phase::Requested(_)) {
-                    "sent a GAMEACC to its own GAMEREQ"
-                } else {
-                    "sent a GAMEACC without a GAMEREQ to answer"
-                };
-                observation.flag(self.stop_or(FindingKind::OutOfState, &phase), from, what);
-                self.phase = phase;
+            Meaning::Started {
+                number,
+                white,
+                start,
+            } => format!(
+                "game {number} starts: {white} white, {} black, {} to move",
+                white.other(),
+                start.side_to_move()
+            ),
+            Meaning::StrayRefused { number } => {
+                format!("{from} refuses the GAMEREQ during game {number}")
             }
-        }
-        observation
-    }
-
-    fn move_message(&mut self, from: Party, mv: &damx_wire::Move) -> Observation {
-        let mut observation = Observation::default();
-        let Phase::Playing(followed) = &mut self.phase else {
-            return match &self.phase {
-                Phase::Ending { first, .. } if *first != from => Observation::flagged(
-                    FindingKind::MissingAck,
-                    from,
-                    "sent a MOVE instead of acknowledging the GAMEEND",
-                ),
-                Phase::Ending { .. } => self.outside_game(from, "sent a MOVE after its GAMEEND"),
-                _ => self.outside_game(from, "sent a MOVE outside a game"),
-            };
-        };
-        let position = *followed.game.position();
-        match read_move(&position, followed.to_move() == from, mv) {
-            Ok(legal) => {
-                let ply = followed.game.ply() + 1;
-                let first = followed.game.start().side_to_move();
-                let number = (ply + usize::from(first == Color::Black)).div_ceil(2);
-                let dots = if position.side_to_move() == Color::White {
+            Meaning::Moved {
+                number,
+                ply,
+                before,
+                mv,
+                outcome,
+            } => {
+                let first_black = self
+                    .observer
+                    .game()
+                    .is_some_and(|game| game.start().side_to_move() == Color::Black);
+                let move_number = (ply + usize::from(first_black)).div_ceil(2);
+                let dots = if before.side_to_move() == Color::White {
                     "."
                 } else {
                     "..."
                 };
-                let mut note = format!(
-                    "game {}: {number}{dots} {}",
-                    followed.number,
-                    position.move_text(&legal)
-                );
-                followed.game.play(legal);
-                followed.offender = None;
-                if let Some(outcome) = followed.game.outcome() {
-                    note.push_str(&format!(" ({outcome})"));
-                }
-                observation.note = Some(note);
+                let text = before.move_text(&mv);
+                let outcome = outcome.map(|o| format!(" ({o})")).unwrap_or_default();
+                format!("game {number}: {move_number}{dots} {text}{outcome}")
             }
-            Err(fault) => {
-                followed.offender = Some(from);
-                let (kind, what) = match fault {
-                    MoveFault::OutOfTurn => (
-                        FindingKind::OutOfTurn,
-                        format!(
-                            "sent a MOVE in game {} when {} ({}) was to move",
-                            followed.number,
-                            followed.to_move(),
-                            position.side_to_move()
-                        ),
-                    ),
-                    MoveFault::Illegal(error) => (
-                        FindingKind::IllegalMove,
-                        format!(
-                            "sent an illegal move in game {} ({} to move): {error}",
-                            followed.number,
-                            position.side_to_move()
-                        ),
-                    ),
-                };
-                observation.flag(kind, from, what);
-            }
-        }
-        observation
-    }
-
-    fn game_end(&mut self, from: Party, reason: EndReason, stop: StopCode) -> Observation {
-        let mut observation = Observation::default();
-        let stops = stop == StopCode::Stop;
-        let phase = std::mem::replace(&mut self.phase, Phase::Idle);
-        match phase {
-            Phase::Playing(followed) => {
-                let answers_offence = followed.offender == Some(from.other());
-                if followed.to_move() != from && !answers_offence {
-                    observation.flag(
-                        FindingKind::OutOfTurn,
-                        from,
-                        format!("ended game {} when it was not its turn", followed.number),
-                    );
-                }
-                observation.note = Some(format!(
-                    "{from} ends game {} ({}{})",
-                    followed.number,
-                    reason_words(reason),
-                    if stops { ", and stops" } else { "" }
-                ));
-                self.phase = Phase::Ending {
-                    first: from,
-                    stop: stops,
-                    followed,
-                };
-            }
-            Phase::Ending {
-                first,
-                stop: first_stop,
-                followed,
-            } if first != from => {
-                if reason != EndReason::NoReason {
-                    observation.flag(
-                        FindingKind::BadField,
-                        from,
-                        format!(
-                            "acknowledged the GAMEEND with reason {} (the spec asks for 0)",
-                            char::from(reason.digit())
-                        ),
-                    );
-                }
-                let stopped = first_stop || stops;
-                observation.note = Some(format!(
-                    "{from} acknowledges: game {} over after {} moves{}",
-                    followed.number,
-                    followed.game.ply(),
-                    if stopped { ", the session stops" } else { "" }
-                ));
-                self.phase = if stopped { Phase::Stopped } else { Phase::Idle };
-            }
-            Phase::Ending {
-                first,
+            Meaning::Ended {
+                number,
+                reason,
                 stop,
-                followed,
-            } => {
-                observation.flag(
-                    FindingKind::OutOfState,
-                    from,
-                    format!(
-                        "sent a second GAMEEND before the first of game {} was acknowledged",
-                        followed.number
-                    ),
-                );
-                self.phase = Phase::Ending {
-                    first,
-                    stop,
-                    followed,
-                };
+            } => format!(
+                "{from} ends game {number} ({}{})",
+                reason_words(reason),
+                if stop { ", and stops" } else { "" }
+            ),
+            Meaning::Acknowledged {
+                number,
+                plies,
+                stopped,
+            } => format!(
+                "{from} acknowledges: game {number} over after {plies} moves{}",
+                if stopped { ", the session stops" } else { "" }
+            ),
+            Meaning::BackRequested {
+                number,
+                move_number,
+                color,
+                ply,
+                in_game,
+            } => format!(
+                "{from} asks to take back game {number} to move {move_number} with {color} to \
+                 move (ply {ply}{})",
+                if in_game { "" } else { ", not in the game" }
+            ),
+            Meaning::BackRefused { code } => {
+                format!(
+                    "{from} refuses the take-back (code {})",
+                    char::from(code.digit())
+                )
             }
-            phase => {
-                self.phase = phase;
-                return self.outside_game(from, "sent a GAMEEND outside a game");
-            }
-        }
-        observation
-    }
-
-    fn back_request(&mut self, from: Party, request: &damx_wire::BackReq) -> Observation {
-        let Phase::Playing(followed) = &mut self.phase else {
-            return self.outside_game(from, "sent a BACKREQ outside a game");
-        };
-        let mut observation = Observation::default();
-        let first = followed.game.start().side_to_move();
-        let color = color_from_wire(request.to_move);
-        let ply = back_request_ply(first, request.move_number.get(), color);
-        observation.note = Some(format!(
-            "{from} asks to take back game {} to move {} with {color} to move (ply {ply}{})",
-            followed.number,
-            request.move_number.get(),
-            if ply > followed.game.ply() {
-                ", not in the game"
-            } else {
-                ""
-            }
-        ));
-        followed.backreq = Some((from, ply));
-        observation
-    }
-
-    fn back_answer(&mut self, from: Party, code: BackAccCode) -> Observation {
-        let Phase::Playing(followed) = &mut self.phase else {
-            return self.outside_game(from, "sent a BACKACC outside a game");
-        };
-        let mut observation = Observation::default();
-        match followed.backreq.take() {
-            Some((asker, ply)) if asker != from => {
-                if code != BackAccCode::Accepted {
-                    observation.note = Some(format!(
-                        "{from} refuses the take-back (code {})",
-                        char::from(code.digit())
-                    ));
-                } else if ply > followed.game.ply() {
-                    observation.flag(
-                        FindingKind::BadField,
-                        from,
-                        format!("accepted a take-back to ply {ply}, which is not in the game"),
-                    );
-                } else {
-                    followed.game.truncate(ply);
-                    observation.note = Some(format!(
-                        "{from} accepts: game {} back to ply {ply}, {} to move",
-                        followed.number,
-                        followed.game.position().side_to_move()
-                    ));
-                }
-            }
-            other => {
-                followed.backreq = other;
-                observation.flag(
-                    FindingKind::OutOfState,
-                    from,
-                    "sent a BACKACC without a BACKREQ to answer",
-                );
-            }
-        }
-        observation
-    }
-
-    /// A message that belongs in a game, out of one: out of state, or after the stop.
-    fn outside_game(&self, from: Party, what: &str) -> Observation {
-        Observation::flagged(
-            self.stop_or(FindingKind::OutOfState, &self.phase),
-            from,
-            what,
-        )
-    }
-
-    /// `kind`, or [`FindingKind::AfterStop`] once the session was stopped.
-    fn stop_or(&self, kind: FindingKind, phase: &Phase) -> FindingKind {
-        if matches!(phase, Phase::Stopped) {
-            FindingKind::AfterStop
-        } else {
-            kind
-        }
-    }
-
-    /// The colour `party` plays in the running game.
-    pub fn color_of(&self, party: Party) -> Option<Color> {
-        match &self.phase {
-            Phase::Playing(followed) | Phase::Ending { followed, .. } => {
-                Some(followed.color_of(party))
-            }
-            _ => None,
+            Meaning::TakenBack { number, ply } => format!(
+                "{from} accepts: game {number} back to ply {ply}, {} to move",
+                self.observer
+                    .game()
+                    .map_or(Color::White, |game| game.position().side_to_move())
+            ),
+            Meaning::Closed => format!("{from} closed the connection"),
         }
     }
 }

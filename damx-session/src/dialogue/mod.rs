@@ -21,6 +21,9 @@
 //! - [`rules_ending`] and [`claim_ending`]: how a game ended, first by the rules, else by the
 //!   first GAMEEND's reason, in the one vocabulary of [`Termination`] (whose
 //!   [`reason`](Termination::reason) is the stable word results files use);
+//! - [`Observer`]: one dialogue followed from outside, message by message from either end:
+//!   its phase, position and take-back request, what each message means ([`Meaning`]) and
+//!   which rules it breaks ([`Breach`]);
 //! - `NoiseMeter`: the [`NoiseBudget`] of one connection (harmless bad frames, chats,
 //!   take-back requests and tolerated breaches, a burst and a rate), and the rate of CHAT
 //!   replies.
@@ -39,6 +42,8 @@
 //! assert_eq!(faults, [FrameFault::Harmless, FrameFault::BrokenChat, FrameFault::Breach]);
 //! ```
 
+mod observer;
+
 use std::time::{Duration, Instant};
 
 use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
@@ -50,6 +55,8 @@ use damx_wire::{
 use crate::config::NoiseBudget;
 use crate::convert::{MoveMatchError, color_to_wire, match_move, start_to_wire};
 use crate::record::{Reason, Termination, win};
+
+pub use observer::{Breach, Meaning, Observed, Observer, Party, Rule};
 
 /// The GAMEREQ that asks for a game: the Follower plays `follower_color`, `minutes` of thinking
 /// time each and `move_limit` moves (0: none), clamped to what the fields hold; `start` `None`

@@ -1,0 +1,786 @@
+//! The dialogue of one connection, followed from outside (dxp.md §3): every message from
+//! either end goes into an [`Observer`], which keeps the phase (no game, a GAMEREQ waiting,
+//! a game with one side to move, a first GAMEEND waiting for its acknowledgement, stopped),
+//! the position and a take-back request, and says what the message means ([`Meaning`]) and
+//! which rules it breaks ([`Breach`]). It sends nothing and decides nothing: a role answers,
+//! tolerates, ends or flags on top of it.
+//!
+//! The two ends are [`Party::A`] and [`Party::B`], however the caller names them; the
+//! Initiator is the one that sends the first GAMEREQ.
+//!
+//! ```
+//! use damx_session::dialogue::{Breach, Meaning, Observer, Party};
+//! use damx_wire::decode;
+//!
+//! let mut observer = Observer::new();
+//! let request = decode(b"R01Tornado voor Windows 4.0        W060000A").unwrap();
+//! observer.observe(Party::A, &request);
+//! let accept = decode(b"Adamx                            0").unwrap();
+//! let started = observer.observe(Party::B, &accept);
+//! assert!(matches!(started.meaning, Some(Meaning::Started { white: Party::B, .. })));
+//! let early = observer.observe(Party::A, &decode(b"M0001322800").unwrap());
+//! assert!(matches!(early.breaches[..], [Breach::MoveOutOfTurn { .. }]));
+//! ```
+
+use std::fmt;
+
+use damx_rules::{Color, Game, Move, Outcome, Position};
+use damx_wire::{AcceptCode, BackAccCode, EndReason, GameReq, Message, StopCode};
+
+use crate::convert::{MoveMatchError, back_request_ply, color_from_wire, start_position};
+use crate::dialogue::{MoveFault, read_move};
+
+/// One of the two ends of the dialogue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Party {
+    /// The one the caller calls A (a proxy: the program that connected to it).
+    A,
+    /// The other one (a proxy: the program it connected to).
+    B,
+}
+
+impl Party {
+    /// The other party.
+    pub const fn other(self) -> Party {
+        match self {
+            Party::A => Party::B,
+            Party::B => Party::A,
+        }
+    }
+
+    /// `A` or `B`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Party::A => "A",
+            Party::B => "B",
+        }
+    }
+
+    /// `0` for A, `1` for B.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Party {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What kind of rule a [`Breach`] (or a role's own finding) is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// A frame that is not a DXP message.
+    BadFrame,
+    /// A message the dialogue does not allow in its state.
+    OutOfState,
+    /// A MOVE, or a first GAMEEND, from the party that is not to move.
+    OutOfTurn,
+    /// A MOVE that is not legal in the game's position.
+    IllegalMove,
+    /// A field value the spec does not allow there.
+    BadField,
+    /// A first GAMEEND that was not acknowledged with a GAMEEND.
+    MissingAck,
+    /// A message after a handshake with stop code `1`.
+    AfterStop,
+    /// The connection was closed during a game.
+    ClosedInGame,
+    /// More noise than the [`NoiseBudget`](crate::config::NoiseBudget) allows.
+    Noise,
+}
+
+impl Rule {
+    /// A stable snake-case word for logs and JSON.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Rule::BadFrame => "bad_frame",
+            Rule::OutOfState => "out_of_state",
+            Rule::OutOfTurn => "out_of_turn",
+            Rule::IllegalMove => "illegal_move",
+            Rule::BadField => "bad_field",
+            Rule::MissingAck => "missing_ack",
+            Rule::AfterStop => "after_stop",
+            Rule::ClosedInGame => "closed_in_game",
+            Rule::Noise => "noise",
+        }
+    }
+}
+
+/// A rule of the dialogue that a message (or a close) broke. `Display` says it from the
+/// sender's side (`sent a MOVE outside a game`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[expect(missing_docs, reason = "each variant's documentation names its fields")]
+pub enum Breach {
+    /// A GAMEREQ from the Follower.
+    RequestByFollower,
+    /// A GAMEREQ during game `number` (the game goes on; a GAMEACC `2` is due).
+    RequestInGame { number: u32 },
+    /// A GAMEREQ before game `number`'s was answered.
+    RequestUnanswered { number: u32 },
+    /// A GAMEREQ instead of the acknowledgement of game `number`'s GAMEEND.
+    RequestUnacknowledged { number: u32 },
+    /// A GAMEREQ before the sender's own GAMEEND of game `number` was acknowledged.
+    RequestBeforeAck { number: u32 },
+    /// A GAMEREQ after a handshake with stop code `1`.
+    RequestAfterStop,
+    /// A GAMEACC `0` to a request of protocol version `version`.
+    AcceptedVersion { version: u8 },
+    /// A GAMEACC `0` to a request whose start cannot be played (why); no game starts.
+    AcceptedUnplayable { why: String },
+    /// A GAMEACC `0` to a GAMEREQ during game `number`.
+    AcceptedInGame { number: u32 },
+    /// A GAMEACC to the sender's own GAMEREQ, or with no GAMEREQ to answer.
+    Answer { own: bool, stopped: bool },
+    /// A MOVE in game `number` when `to_move` (`color`) was to move.
+    MoveOutOfTurn {
+        number: u32,
+        to_move: Party,
+        color: Color,
+    },
+    /// A MOVE that no legal move of game `number` (`color` to move) matches.
+    IllegalMove {
+        number: u32,
+        color: Color,
+        error: MoveMatchError,
+    },
+    /// A MOVE instead of the acknowledgement of the other party's GAMEEND.
+    MoveInsteadOfAck,
+    /// A message that belongs in a game, out of one (after the sender's own GAMEEND, or
+    /// after the session stopped).
+    OutsideGame { what: &'static str, stopped: bool },
+    /// A first GAMEEND in game `number` from the party not to move (and not answering an
+    /// offence).
+    EndOutOfTurn { number: u32 },
+    /// An acknowledgement with a reason other than `0`.
+    AckWithReason { reason: EndReason },
+    /// A second GAMEEND of game `number` before the first was acknowledged.
+    SecondEnd { number: u32 },
+    /// A BACKACC `0` to a take-back to `ply`, which is not in the game.
+    TakeBackNotInGame { ply: usize },
+    /// A BACKACC with no BACKREQ to answer.
+    BackAccWithoutRequest,
+    /// The connection closed during game `number`.
+    ClosedInGame { number: u32 },
+    /// The connection closed without acknowledging game `number`'s GAMEEND.
+    ClosedWithoutAck { number: u32 },
+}
+
+impl Breach {
+    /// The kind of rule broken.
+    pub fn rule(&self) -> Rule {
+        match self {
+            Breach::RequestUnacknowledged { .. }
+            | Breach::MoveInsteadOfAck
+            | Breach::ClosedWithoutAck { .. } => Rule::MissingAck,
+            Breach::RequestAfterStop
+            | Breach::Answer { stopped: true, .. }
+            | Breach::OutsideGame { stopped: true, .. } => Rule::AfterStop,
+            Breach::AcceptedVersion { .. }
+            | Breach::AcceptedUnplayable { .. }
+            | Breach::AcceptedInGame { .. }
+            | Breach::AckWithReason { .. }
+            | Breach::TakeBackNotInGame { .. } => Rule::BadField,
+            Breach::MoveOutOfTurn { .. } | Breach::EndOutOfTurn { .. } => Rule::OutOfTurn,
+            Breach::IllegalMove { .. } => Rule::IllegalMove,
+            Breach::ClosedInGame { .. } => Rule::ClosedInGame,
+            _ => Rule::OutOfState,
+        }
+    }
+}
+
+impl fmt::Display for Breach {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Breach::RequestByFollower => write!(f, "sent a GAMEREQ, but it is the Follower"),
+            Breach::RequestInGame { number } => {
+                write!(f, "sent a GAMEREQ during game {number}")
+            }
+            Breach::RequestUnanswered { number } => {
+                write!(f, "sent a GAMEREQ before game {number} was answered")
+            }
+            Breach::RequestUnacknowledged { number } => write!(
+                f,
+                "sent a GAMEREQ without acknowledging the GAMEEND of game {number}"
+            ),
+            Breach::RequestBeforeAck { number } => write!(
+                f,
+                "sent a GAMEREQ before its GAMEEND of game {number} was acknowledged"
+            ),
+            Breach::RequestAfterStop => {
+                write!(f, "sent a GAMEREQ after the session was stopped")
+            }
+            Breach::AcceptedVersion { version } => {
+                write!(f, "accepted a GAMEREQ of protocol version {version:02}")
+            }
+            Breach::AcceptedUnplayable { why } => {
+                write!(f, "accepted a game that cannot be played: {why}")
+            }
+            Breach::AcceptedInGame { number } => write!(
+                f,
+                "accepted a GAMEREQ during game {number} (code 2 expected)"
+            ),
+            Breach::Answer { own: true, .. } => write!(f, "sent a GAMEACC to its own GAMEREQ"),
+            Breach::Answer { own: false, .. } => {
+                write!(f, "sent a GAMEACC without a GAMEREQ to answer")
+            }
+            Breach::MoveOutOfTurn {
+                number,
+                to_move,
+                color,
+            } => write!(
+                f,
+                "sent a MOVE in game {number} when {to_move} ({color}) was to move"
+            ),
+            Breach::IllegalMove {
+                number,
+                color,
+                error,
+            } => write!(
+                f,
+                "sent an illegal move in game {number} ({color} to move): {error}"
+            ),
+            Breach::MoveInsteadOfAck => {
+                write!(f, "sent a MOVE instead of acknowledging the GAMEEND")
+            }
+            Breach::OutsideGame { what, .. } => f.write_str(what),
+            Breach::EndOutOfTurn { number } => {
+                write!(f, "ended game {number} when it was not its turn")
+            }
+            Breach::AckWithReason { reason } => write!(
+                f,
+                "acknowledged the GAMEEND with reason {} (the spec asks for 0)",
+                char::from(reason.digit())
+            ),
+            Breach::SecondEnd { number } => write!(
+                f,
+                "sent a second GAMEEND before the first of game {number} was acknowledged"
+            ),
+            Breach::TakeBackNotInGame { ply } => write!(
+                f,
+                "accepted a take-back to ply {ply}, which is not in the game"
+            ),
+            Breach::BackAccWithoutRequest => {
+                write!(f, "sent a BACKACC without a BACKREQ to answer")
+            }
+            Breach::ClosedInGame { number } => {
+                write!(f, "closed the connection during game {number}")
+            }
+            Breach::ClosedWithoutAck { number } => write!(
+                f,
+                "closed the connection without acknowledging the GAMEEND of game {number}"
+            ),
+        }
+    }
+}
+
+/// What a message meant for the dialogue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[expect(missing_docs, reason = "each variant's documentation names its fields")]
+pub enum Meaning {
+    /// A CHAT with this text; it changes nothing.
+    Chat(String),
+    /// A GAMEREQ for game `number`; its GAMEACC is due.
+    Requested { number: u32, request: GameReq },
+    /// Game `number` was refused with `code`.
+    Refused { number: u32, code: AcceptCode },
+    /// Game `number` starts from `start`, `white` playing white.
+    Started {
+        number: u32,
+        white: Party,
+        start: Position,
+    },
+    /// The GAMEREQ during game `number` was refused; the game goes on.
+    StrayRefused { number: u32 },
+    /// The legal move `mv` was played in game `number` from `before`, as ply `ply`; `outcome`
+    /// when the rules now end the game.
+    Moved {
+        number: u32,
+        ply: usize,
+        before: Position,
+        mv: Move,
+        outcome: Option<Outcome>,
+    },
+    /// The first GAMEEND of game `number`, with its reason; `stop` for stop code `1`.
+    Ended {
+        number: u32,
+        reason: EndReason,
+        stop: bool,
+    },
+    /// The acknowledgement: game `number` is over after `plies` moves; `stopped` when either
+    /// GAMEEND had stop code `1` (only CHATs may follow).
+    Acknowledged {
+        number: u32,
+        plies: usize,
+        stopped: bool,
+    },
+    /// A BACKREQ in game `number` for `move_number` with `color` to move: the position at
+    /// `ply`, which is in the game when `in_game`.
+    BackRequested {
+        number: u32,
+        move_number: u16,
+        color: Color,
+        ply: usize,
+        in_game: bool,
+    },
+    /// A take-back was refused with `code`.
+    BackRefused { code: BackAccCode },
+    /// A take-back was accepted: game `number` is back at `ply`.
+    TakenBack { number: u32, ply: usize },
+    /// The party closed its end, with no game at stake.
+    Closed,
+}
+
+/// What one message (or close) meant, and the rules it broke.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Observed {
+    /// Its meaning, when it has one.
+    pub meaning: Option<Meaning>,
+    /// The rules it broke.
+    pub breaches: Vec<Breach>,
+}
+
+impl Observed {
+    fn meaning(meaning: Meaning) -> Observed {
+        Observed {
+            meaning: Some(meaning),
+            breaches: Vec::new(),
+        }
+    }
+
+    fn breach(breach: Breach) -> Observed {
+        Observed {
+            meaning: None,
+            breaches: vec![breach],
+        }
+    }
+}
+
+/// A game being followed.
+#[derive(Clone, Debug)]
+struct Followed {
+    number: u32,
+    /// The party playing white.
+    white: Party,
+    game: Game,
+    /// A BACKREQ waiting for its answer: who asked, and the ply asked for.
+    backreq: Option<(Party, usize)>,
+    /// A GAMEREQ sent during the game, waiting for its (refusing) GAMEACC.
+    stray_request: bool,
+    /// The party that sent an illegal or out-of-turn MOVE since the last legal one: its
+    /// opponent may then end the game at once, whoever is to move.
+    offender: Option<Party>,
+}
+
+impl Followed {
+    fn party_of(&self, color: Color) -> Party {
+        if color == Color::White {
+            self.white
+        } else {
+            self.white.other()
+        }
+    }
+
+    fn to_move(&self) -> Party {
+        self.party_of(self.game.position().side_to_move())
+    }
+}
+
+/// Where the dialogue stands.
+#[derive(Clone, Debug)]
+enum Phase {
+    /// Between games: the Initiator may send a GAMEREQ.
+    Idle,
+    /// A GAMEREQ for game `number` from `by` waits for its GAMEACC.
+    Requested {
+        number: u32,
+        by: Party,
+        request: GameReq,
+    },
+    /// A game runs.
+    Playing(Followed),
+    /// `first` sent the first GAMEEND; the other party owes the acknowledgement.
+    Ending {
+        first: Party,
+        stop: bool,
+        followed: Followed,
+    },
+    /// A handshake with stop code `1` is over: only CHATs may follow.
+    Stopped,
+}
+
+/// The dialogue of one connection, followed; see the module documentation.
+#[derive(Clone, Debug)]
+pub struct Observer {
+    phase: Phase,
+    initiator: Option<Party>,
+    games: u32,
+    closed: [bool; 2],
+}
+
+impl Default for Observer {
+    fn default() -> Observer {
+        Observer::new()
+    }
+}
+
+impl Observer {
+    /// An observer at the start of a connection.
+    pub const fn new() -> Observer {
+        Observer {
+            phase: Phase::Idle,
+            initiator: None,
+            games: 0,
+            closed: [false; 2],
+        }
+    }
+
+    /// The party that sent the first GAMEREQ, once one has.
+    pub fn initiator(&self) -> Option<Party> {
+        self.initiator
+    }
+
+    /// The running game, also while its GAMEEND handshake runs.
+    pub fn game(&self) -> Option<&Game> {
+        self.followed().map(|followed| &followed.game)
+    }
+
+    /// The number of the running (or last) game.
+    pub fn number(&self) -> u32 {
+        self.games
+    }
+
+    /// The colour `party` plays in the running game.
+    pub fn color_of(&self, party: Party) -> Option<Color> {
+        let white = self.followed()?.white;
+        Some(if party == white {
+            Color::White
+        } else {
+            Color::Black
+        })
+    }
+
+    /// The party to move, while a game runs (not during its GAMEEND handshake).
+    pub fn to_move(&self) -> Option<Party> {
+        match &self.phase {
+            Phase::Playing(followed) => Some(followed.to_move()),
+            _ => None,
+        }
+    }
+
+    /// Whether a game runs and no GAMEEND was sent yet.
+    pub fn playing(&self) -> bool {
+        matches!(self.phase, Phase::Playing(_))
+    }
+
+    /// The party whose first GAMEEND waits for its acknowledgement.
+    pub fn ending(&self) -> Option<Party> {
+        match &self.phase {
+            Phase::Ending { first, .. } => Some(*first),
+            _ => None,
+        }
+    }
+
+    /// The take-back waiting for its answer: who asked, and the ply asked for.
+    pub fn back_request(&self) -> Option<(Party, usize)> {
+        match &self.phase {
+            Phase::Playing(followed) => followed.backreq,
+            _ => None,
+        }
+    }
+
+    fn followed(&self) -> Option<&Followed> {
+        match &self.phase {
+            Phase::Playing(followed) | Phase::Ending { followed, .. } => Some(followed),
+            _ => None,
+        }
+    }
+
+    /// One message from `from`.
+    pub fn observe(&mut self, from: Party, message: &Message) -> Observed {
+        match message {
+            Message::Chat(chat) => Observed::meaning(Meaning::Chat(chat.text().to_owned())),
+            Message::GameReq(request) => self.game_request(from, request),
+            Message::GameAcc(answer) => self.game_answer(from, answer.code),
+            Message::Move(mv) => self.move_message(from, mv),
+            Message::GameEnd(end) => self.game_end(from, end.reason, end.stop),
+            Message::BackReq(request) => self.back_request_message(from, request),
+            Message::BackAcc(answer) => self.back_answer(from, answer.code),
+        }
+    }
+
+    /// The end of `by`'s stream (it closed the connection, or its half of it); a second close
+    /// of the same party means nothing.
+    pub fn closed(&mut self, by: Party) -> Observed {
+        if std::mem::replace(&mut self.closed[by.index()], true) {
+            return Observed::default();
+        }
+        let breach = match &self.phase {
+            Phase::Playing(followed) => Breach::ClosedInGame {
+                number: followed.number,
+            },
+            Phase::Ending {
+                first, followed, ..
+            } if by != *first => Breach::ClosedWithoutAck {
+                number: followed.number,
+            },
+            _ => return Observed::meaning(Meaning::Closed),
+        };
+        self.phase = Phase::Stopped;
+        Observed::breach(breach)
+    }
+
+    fn game_request(&mut self, from: Party, request: &GameReq) -> Observed {
+        let mut observed = Observed::default();
+        match self.initiator {
+            Some(initiator) if initiator != from => {
+                observed.breaches.push(Breach::RequestByFollower);
+            }
+            Some(_) => {}
+            None => self.initiator = Some(from),
+        }
+        let breach = match &mut self.phase {
+            Phase::Playing(followed) => {
+                followed.stray_request = true;
+                observed.breaches.push(Breach::RequestInGame {
+                    number: followed.number,
+                });
+                return observed;
+            }
+            Phase::Requested { number, .. } => Some(Breach::RequestUnanswered { number: *number }),
+            Phase::Ending {
+                first, followed, ..
+            } if *first != from => Some(Breach::RequestUnacknowledged {
+                number: followed.number,
+            }),
+            Phase::Ending { followed, .. } => Some(Breach::RequestBeforeAck {
+                number: followed.number,
+            }),
+            Phase::Stopped => Some(Breach::RequestAfterStop),
+            Phase::Idle => None,
+        };
+        observed.breaches.extend(breach);
+        self.games += 1;
+        self.phase = Phase::Requested {
+            number: self.games,
+            by: from,
+            request: *request,
+        };
+        observed.meaning = Some(Meaning::Requested {
+            number: self.games,
+            request: *request,
+        });
+        observed
+    }
+
+    fn game_answer(&mut self, from: Party, code: AcceptCode) -> Observed {
+        match &mut self.phase {
+            Phase::Requested {
+                number,
+                by,
+                request,
+            } if *by != from => {
+                let (number, request) = (*number, *request);
+                if code != AcceptCode::Accepted {
+                    self.phase = Phase::Idle;
+                    return Observed::meaning(Meaning::Refused { number, code });
+                }
+                let mut observed = Observed::default();
+                let version = request.version.get();
+                if version != 1 {
+                    observed.breaches.push(Breach::AcceptedVersion { version });
+                }
+                let start = match start_position(&request.start) {
+                    Ok(start) => start,
+                    Err(error) => {
+                        self.phase = Phase::Idle;
+                        let why = error.to_string();
+                        observed.breaches.push(Breach::AcceptedUnplayable { why });
+                        return observed;
+                    }
+                };
+                let white = match color_from_wire(request.follower_color) {
+                    Color::White => from,
+                    Color::Black => from.other(),
+                };
+                self.phase = Phase::Playing(Followed {
+                    number,
+                    white,
+                    game: Game::new(start),
+                    backreq: None,
+                    stray_request: false,
+                    offender: None,
+                });
+                observed.meaning = Some(Meaning::Started {
+                    number,
+                    white,
+                    start,
+                });
+                observed
+            }
+            Phase::Playing(followed) if followed.stray_request && self.initiator != Some(from) => {
+                followed.stray_request = false;
+                let number = followed.number;
+                if code == AcceptCode::Accepted {
+                    Observed::breach(Breach::AcceptedInGame { number })
+                } else {
+                    Observed::meaning(Meaning::StrayRefused { number })
+                }
+            }
+            phase => Observed::breach(Breach::Answer {
+                own: matches!(phase, Phase::Requested { .. }),
+                stopped: matches!(phase, Phase::Stopped),
+            }),
+        }
+    }
+
+    fn move_message(&mut self, from: Party, mv: &damx_wire::Move) -> Observed {
+        let followed = match &mut self.phase {
+            Phase::Playing(followed) => followed,
+            Phase::Ending { first, .. } if *first != from => {
+                return Observed::breach(Breach::MoveInsteadOfAck);
+            }
+            Phase::Ending { .. } => return self.outside_game("sent a MOVE after its GAMEEND"),
+            _ => return self.outside_game("sent a MOVE outside a game"),
+        };
+        let before = *followed.game.position();
+        let number = followed.number;
+        match read_move(&before, followed.to_move() == from, mv) {
+            Ok(legal) => {
+                followed.game.play(legal);
+                followed.offender = None;
+                Observed::meaning(Meaning::Moved {
+                    number,
+                    ply: followed.game.ply(),
+                    before,
+                    mv: legal,
+                    outcome: followed.game.outcome(),
+                })
+            }
+            Err(fault) => {
+                followed.offender = Some(from);
+                let color = before.side_to_move();
+                Observed::breach(match fault {
+                    MoveFault::OutOfTurn => Breach::MoveOutOfTurn {
+                        number,
+                        to_move: followed.to_move(),
+                        color,
+                    },
+                    MoveFault::Illegal(error) => Breach::IllegalMove {
+                        number,
+                        color,
+                        error,
+                    },
+                })
+            }
+        }
+    }
+
+    fn game_end(&mut self, from: Party, reason: EndReason, stop: StopCode) -> Observed {
+        let stops = stop == StopCode::Stop;
+        match std::mem::replace(&mut self.phase, Phase::Idle) {
+            Phase::Playing(followed) => {
+                let number = followed.number;
+                let answers_offence = followed.offender == Some(from.other());
+                let mut observed = Observed::meaning(Meaning::Ended {
+                    number,
+                    reason,
+                    stop: stops,
+                });
+                if followed.to_move() != from && !answers_offence {
+                    observed.breaches.push(Breach::EndOutOfTurn { number });
+                }
+                self.phase = Phase::Ending {
+                    first: from,
+                    stop: stops,
+                    followed,
+                };
+                observed
+            }
+            Phase::Ending {
+                first,
+                stop: first_stop,
+                followed,
+            } if first != from => {
+                let stopped = first_stop || stops;
+                let mut observed = Observed::meaning(Meaning::Acknowledged {
+                    number: followed.number,
+                    plies: followed.game.ply(),
+                    stopped,
+                });
+                if reason != EndReason::NoReason {
+                    observed.breaches.push(Breach::AckWithReason { reason });
+                }
+                self.phase = if stopped { Phase::Stopped } else { Phase::Idle };
+                observed
+            }
+            Phase::Ending {
+                first,
+                stop,
+                followed,
+            } => {
+                let number = followed.number;
+                self.phase = Phase::Ending {
+                    first,
+                    stop,
+                    followed,
+                };
+                Observed::breach(Breach::SecondEnd { number })
+            }
+            phase => {
+                self.phase = phase;
+                self.outside_game("sent a GAMEEND outside a game")
+            }
+        }
+    }
+
+    fn back_request_message(&mut self, from: Party, request: &damx_wire::BackReq) -> Observed {
+        let Phase::Playing(followed) = &mut self.phase else {
+            return self.outside_game("sent a BACKREQ outside a game");
+        };
+        let first = followed.game.start().side_to_move();
+        let color = color_from_wire(request.to_move);
+        let move_number = request.move_number.get();
+        let ply = back_request_ply(first, move_number, color);
+        followed.backreq = Some((from, ply));
+        Observed::meaning(Meaning::BackRequested {
+            number: followed.number,
+            move_number,
+            color,
+            ply,
+            in_game: ply <= followed.game.ply(),
+        })
+    }
+
+    fn back_answer(&mut self, from: Party, code: BackAccCode) -> Observed {
+        let Phase::Playing(followed) = &mut self.phase else {
+            return self.outside_game("sent a BACKACC outside a game");
+        };
+        match followed.backreq.take() {
+            Some((asker, _)) if asker != from && code != BackAccCode::Accepted => {
+                Observed::meaning(Meaning::BackRefused { code })
+            }
+            Some((asker, ply)) if asker != from && ply > followed.game.ply() => {
+                Observed::breach(Breach::TakeBackNotInGame { ply })
+            }
+            Some((asker, ply)) if asker != from => {
+                followed.game.truncate(ply);
+                Observed::meaning(Meaning::TakenBack {
+                    number: followed.number,
+                    ply,
+                })
+            }
+            other => {
+                followed.backreq = other;
+                Observed::breach(Breach::BackAccWithoutRequest)
+            }
+        }
+    }
+
+    /// A message that belongs in a game, out of one: out of state, or after the stop.
+    fn outside_game(&self, what: &'static str) -> Observed {
+        let stopped = matches!(self.phase, Phase::Stopped);
+        Observed::breach(Breach::OutsideGame { what, stopped })
+    }
+}
