@@ -82,12 +82,10 @@ use damx_wire::{
 };
 
 use crate::config::{GameSettings, Role, RoleConfig, SessionConfig, Timeouts};
-use crate::convert::{
-    back_request_for_ply, back_request_ply, color_from_wire, move_to_wire, start_position,
-};
+use crate::convert::{back_request_for_ply, color_from_wire, move_to_wire, start_position};
 use crate::dialogue::{
-    Clock, FrameFault, MoveFault, NoiseMeter, SEND_AWAY, acknowledgement, claim_ending,
-    frame_fault, game_answer, game_end, game_request, read_move, rules_ending,
+    Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, Party, SEND_AWAY,
+    acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, rules_ending,
 };
 use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
 use crate::player::{ClockState, GameInfo, TakeBackPolicy};
@@ -183,17 +181,16 @@ pub enum PhaseKind {
 #[derive(Clone, Debug)]
 struct Play {
     info: GameInfo,
-    game: Game,
     /// Seconds per move (ply), as we measured them.
     seconds: Vec<u16>,
     /// Both sides' thinking time.
     clock: Clock,
     /// The ticket of our player's current thinking.
     thinking: Option<u64>,
-    /// Our BACKREQ: the ply asked for, and when the answer is due.
-    our_backreq: Option<(usize, Instant)>,
-    /// The peer's BACKREQ waiting for the user's answer: the ply, and when it is due.
-    peer_backreq: Option<(usize, Instant)>,
+    /// When the answer to our BACKREQ is due.
+    our_backreq: Option<Instant>,
+    /// When the user's answer to the peer's BACKREQ is due.
+    peer_backreq: Option<Instant>,
     /// A GAMEEND the user asked for while it was not our turn.
     pending_end: Option<EndReason>,
     /// The first ply at which a draw rule applied, and which.
@@ -207,7 +204,6 @@ struct Play {
 impl Play {
     fn new(info: GameInfo, now: Instant) -> Play {
         Play {
-            game: Game::new(info.start),
             info,
             seconds: Vec::new(),
             clock: Clock::new(now),
@@ -229,17 +225,15 @@ impl Play {
         !self.info.our_color
     }
 
-    fn our_turn(&self) -> bool {
-        self.game.position().side_to_move() == self.info.our_color
-    }
-
     fn remaining(&self, color: Color) -> Option<Duration> {
         let budget = self.info.time_per_player()?;
         Some(self.clock.remaining(budget, color))
     }
 
-    fn clock_state(&self) -> ClockState {
-        let our_moves_made = self.moves_made_by(self.our_color());
+    fn clock_state(&self, game: &Game) -> ClockState {
+        // The moves we made: half the plies, rounded up when we moved first.
+        let first = u32::from(game.start().side_to_move() == self.our_color());
+        let our_moves_made = (game.ply() as u32 + first) / 2;
         ClockState {
             our_remaining: self.remaining(self.our_color()),
             their_remaining: self.remaining(self.their_color()),
@@ -250,26 +244,14 @@ impl Play {
         }
     }
 
-    /// How many moves `color` has made in this game.
-    fn moves_made_by(&self, color: Color) -> u32 {
-        let ply = self.game.ply() as u32;
-        let first = self.game.start().side_to_move();
-        if color == first {
-            ply.div_ceil(2)
-        } else {
-            ply / 2
-        }
-    }
-
-    fn limit_reached(&self) -> bool {
+    fn limit_reached(&self, game: &Game) -> bool {
         self.info
             .move_limit
-            .is_some_and(|limit| self.game.ply() >= 2 * usize::from(limit))
+            .is_some_and(|limit| game.ply() >= 2 * usize::from(limit))
     }
 
-    /// Charges the time since the turn started to the side to move; returns it.
-    fn charge(&mut self, now: Instant, grace: Duration) -> Duration {
-        let side = self.game.position().side_to_move();
+    /// Charges the time since the turn started to `side`; returns it.
+    fn charge(&mut self, side: Color, now: Instant, grace: Duration) -> Duration {
         let spent = self.clock.charge(side, now);
         if let Some(budget) = self.info.time_per_player()
             && self.flagged.is_none()
@@ -280,26 +262,14 @@ impl Play {
         spent
     }
 
-    /// Plays a legal move and notes a draw rule that now applies.
-    fn play(&mut self, mv: Move, spent: Duration) {
-        self.game.play(mv);
-        self.seconds
-            .push(spent.as_secs().min(u64::from(u16::MAX)) as u16);
-        if self.drawn.is_none()
-            && let Some(Outcome::Draw(reason)) = self.game.outcome()
-        {
-            self.drawn = Some((self.game.ply(), reason));
-        }
-    }
-
     /// The result when the rules decide it: the final position, or a draw rule met earlier.
-    fn rules_verdict(&self) -> Option<(GameResult, Termination)> {
-        rules_ending(&self.game, self.drawn.map(|(_, reason)| reason))
+    fn rules_verdict(&self, game: &Game) -> Option<(GameResult, Termination)> {
+        rules_ending(game, self.drawn.map(|(_, reason)| reason))
     }
 
     /// The result of a game ended by `ender`'s GAMEEND with `reason`.
-    fn verdict(&self, ender: Color, reason: EndReason) -> (GameResult, Termination) {
-        if let Some(verdict) = self.rules_verdict() {
+    fn verdict(&self, game: &Game, ender: Color, reason: EndReason) -> (GameResult, Termination) {
+        if let Some(verdict) = self.rules_verdict(game) {
             return verdict;
         }
         match claim_ending(ender, reason) {
@@ -307,7 +277,9 @@ impl Play {
             (None, termination) => {
                 if let Some(loser) = self.flagged {
                     (win(!loser), Termination::TimeForfeit { loser })
-                } else if let Some(moves) = self.info.move_limit.filter(|_| self.limit_reached()) {
+                } else if let Some(moves) =
+                    self.info.move_limit.filter(|_| self.limit_reached(game))
+                {
                     (GameResult::Unfinished, Termination::MoveLimit { moves })
                 } else {
                     (GameResult::Unfinished, termination)
@@ -316,7 +288,7 @@ impl Play {
         }
     }
 
-    fn record(&self, result: GameResult, termination: Termination) -> GameRecord {
+    fn record(&self, game: &Game, result: GameResult, termination: Termination) -> GameRecord {
         let (white, black) = (
             self.info.name_of(Color::White).to_owned(),
             self.info.name_of(Color::Black).to_owned(),
@@ -329,8 +301,8 @@ impl Play {
             our_color: self.info.our_color,
             minutes: self.info.minutes,
             move_limit: self.info.move_limit,
-            start: *self.game.start(),
-            moves: self.game.moves().to_vec(),
+            start: *game.start(),
+            moves: game.moves().to_vec(),
             seconds: self.seconds.clone(),
             result,
             termination,
@@ -378,7 +350,15 @@ pub struct PlayerMachine {
     next_ticket: u64,
     close_reason: Option<CloseReason>,
     noise: NoiseMeter,
+    /// The dialogue as DXP sees it (we are [`US`], the peer [`PEER`]): its phase, and the
+    /// position of the game.
+    dialogue: Observer,
 }
+
+/// Our end of the dialogue.
+const US: Party = Party::A;
+/// The peer's end.
+const PEER: Party = Party::B;
 
 impl PlayerMachine {
     /// A machine for `config`'s role and settings, sending `name`, answering take-backs with
@@ -398,6 +378,7 @@ impl PlayerMachine {
             next_ticket: 0,
             close_reason: None,
             noise: NoiseMeter::new(config.noise),
+            dialogue: Observer::new(),
         }
     }
 
@@ -451,14 +432,10 @@ impl PlayerMachine {
             Phase::AwaitingAcc { deadline, .. }
             | Phase::AwaitingRequest { deadline }
             | Phase::Ending { deadline, .. } => Some(*deadline),
-            Phase::Playing(play) => [
-                play.peer_deadline,
-                play.our_backreq.map(|(_, due)| due),
-                play.peer_backreq.map(|(_, due)| due),
-            ]
-            .into_iter()
-            .flatten()
-            .min(),
+            Phase::Playing(play) => [play.peer_deadline, play.our_backreq, play.peer_backreq]
+                .into_iter()
+                .flatten()
+                .min(),
             Phase::NotStarted | Phase::Closed => None,
         }
     }
@@ -469,7 +446,7 @@ impl PlayerMachine {
             Phase::NotStarted => PhaseKind::NotStarted,
             Phase::AwaitingAcc { .. } => PhaseKind::AwaitingGameAcc,
             Phase::AwaitingRequest { .. } => PhaseKind::AwaitingGameReq,
-            Phase::Playing(play) if play.our_turn() => PhaseKind::OurTurn,
+            Phase::Playing(_) if self.our_turn() => PhaseKind::OurTurn,
             Phase::Playing(_) => PhaseKind::TheirTurn,
             Phase::Ending { .. } => PhaseKind::AwaitingEndAck,
             Phase::Closed => PhaseKind::Closed,
@@ -488,7 +465,7 @@ impl PlayerMachine {
 
     /// The running game (also while its GAMEEND handshake runs).
     pub fn game(&self) -> Option<&Game> {
-        self.play().map(|play| &play.game)
+        self.play().map(|_| self.dialogue.current())
     }
 
     /// What the running game is about.
@@ -539,8 +516,9 @@ impl PlayerMachine {
         message: Message,
         out: &mut Vec<Output>,
     ) -> Phase {
-        if let Message::Chat(chat) = &message {
-            out.push(Output::Event(Event::ChatReceived(chat.text().to_owned())));
+        let observed = self.dialogue.observe(PEER, &message);
+        if let Some(Meaning::Chat(text)) = observed.meaning {
+            out.push(Output::Event(Event::ChatReceived(text)));
             return phase;
         }
         match (phase, message) {
@@ -552,7 +530,9 @@ impl PlayerMachine {
             {
                 self.on_game_req(now, request, out)
             }
-            (Phase::Playing(play), message) => self.on_message_in_game(play, now, message, out),
+            (Phase::Playing(play), message) => {
+                self.on_message_in_game(play, now, message, observed, out)
+            }
             (Phase::Ending { play, deadline }, message) => {
                 self.on_message_while_ending(play, deadline, now, message, out)
             }
@@ -582,65 +562,97 @@ impl PlayerMachine {
         mut play: Box<Play>,
         now: Instant,
         message: Message,
+        observed: Observed,
         out: &mut Vec<Output>,
     ) -> Phase {
-        match message {
-            Message::Move(received) => {
-                let message = Message::Move(received);
-                let (raw, text) = (raw_of(&message), message.to_string());
-                let by = play.their_color();
-                let (what, termination) =
-                    match read_move(play.game.position(), !play.our_turn(), &received) {
-                        Ok(mv) => {
-                            let spent = play.charge(now, self.timeouts.clock_grace);
-                            self.played(&mut play, mv, spent, Side::Peer, out);
-                            return self.start_turn(play, now, out);
-                        }
-                        Err(MoveFault::OutOfTurn) => (
-                            format!("move {text} out of turn"),
-                            Termination::OutOfTurn { by, raw: text },
-                        ),
-                        Err(MoveFault::Illegal(error)) => (
-                            format!("illegal move {text}: {error}"),
-                            Termination::IllegalMove {
-                                by,
-                                raw: text,
-                                why: error.to_string(),
-                            },
-                        ),
-                    };
-                violation(what, raw, true, ViolationAction::EndedGame, out);
-                let verdict = (win(play.our_color()), termination);
-                self.end_ours(play, now, EndReason::NoReason, Some(verdict), out)
+        let (raw, text) = (raw_of(&message), message.to_string());
+        let by = play.their_color();
+        let termination = match (observed.meaning, observed.breaches.into_iter().next()) {
+            (Some(Meaning::Moved { before, mv, .. }), _) => {
+                let spent = play.charge(by, now, self.timeouts.clock_grace);
+                self.played(&mut play, &before, mv, spent, Side::Peer, out);
+                return self.start_turn(play, now, out);
             }
-            Message::GameEnd(end) => {
-                if play.our_turn() {
+            (_, Some(Breach::MoveOutOfTurn { .. })) => {
+                violation(
+                    format!("move {text} out of turn"),
+                    raw,
+                    true,
+                    ViolationAction::EndedGame,
+                    out,
+                );
+                Termination::OutOfTurn { by, raw: text }
+            }
+            (_, Some(Breach::IllegalMove { error, .. })) => {
+                let what = format!("illegal move {text}: {error}");
+                violation(what, raw, true, ViolationAction::EndedGame, out);
+                let why = error.to_string();
+                Termination::IllegalMove { by, raw: text, why }
+            }
+            (Some(Meaning::Ended { reason, stop, .. }), breach) => {
+                if let Some(Breach::EndOutOfTurn { .. }) = breach {
                     let what = "GAMEEND on our turn (accepted)".to_owned();
-                    let raw = raw_of(&Message::GameEnd(end));
                     violation(what, raw, false, ViolationAction::EndedGame, out);
                 }
                 self.stop_thinking(&mut play, out);
-                let (result, termination) = play.verdict(play.their_color(), end.reason);
-                let stop = end.stop == StopCode::Stop || self.our_stop_code();
-                send(out, acknowledgement(stop));
+                let game = self.dialogue.current();
+                let (result, termination) = play.verdict(game, by, reason);
+                let stop = stop || self.our_stop_code();
+                self.send(out, acknowledgement(stop));
                 self.finish_game(&play, result, termination, out);
-                self.after_game(now, stop, out)
+                return self.after_game(now, stop, out);
             }
-            Message::BackReq(request) => self.on_back_req(play, now, request, out),
-            Message::BackAcc(answer) => self.on_back_acc(play, now, answer, out),
-            Message::GameReq(request) if self.role.role() == Role::Follower => {
-                self.answer_request(AcceptCode::GameNotAcceptable, out);
-                let what = "GAMEREQ during a game (answered A…2)".to_owned();
-                let raw = raw_of(&Message::GameReq(request));
-                violation(what, raw, false, ViolationAction::Answered, out);
-                Phase::Playing(play)
+            (
+                Some(Meaning::BackRequested {
+                    move_number,
+                    color,
+                    ply,
+                    in_game,
+                    ..
+                }),
+                _,
+            ) => {
+                return self.on_back_req(play, now, (move_number, color, ply, in_game), out);
             }
-            message => {
-                let what = format!("{} during a game", message.kind());
-                violation(what, raw_of(&message), true, ViolationAction::Ignored, out);
-                Phase::Playing(play)
+            (Some(Meaning::TakenBack { ply, before, .. }), _) => {
+                play.our_backreq = None;
+                return self.take_back(play, now, ply, before, Side::Us, out);
             }
-        }
+            (Some(Meaning::BackRefused { .. }), _)
+            | (_, Some(Breach::TakeBackNotInGame { .. }))
+                if play.our_backreq.is_some() =>
+            {
+                play.our_backreq = None;
+                if let Message::BackAcc(BackAcc { code }) = message {
+                    out.push(Output::Event(Event::TakeBackRefused {
+                        number: play.info.number,
+                        requested_by: Side::Us,
+                        code,
+                    }));
+                }
+                return self.resume(play, now, out);
+            }
+            _ => {
+                match message {
+                    Message::GameReq(_) if self.role.role() == Role::Follower => {
+                        self.answer_request(AcceptCode::GameNotAcceptable, out);
+                        let what = "GAMEREQ during a game (answered A…2)".to_owned();
+                        violation(what, raw, false, ViolationAction::Answered, out);
+                    }
+                    Message::BackAcc(_) => {
+                        let what = "BACKACC without a BACKREQ".to_owned();
+                        violation(what, raw, true, ViolationAction::Ignored, out);
+                    }
+                    message => {
+                        let what = format!("{} during a game", message.kind());
+                        violation(what, raw, true, ViolationAction::Ignored, out);
+                    }
+                }
+                return Phase::Playing(play);
+            }
+        };
+        let verdict = (win(play.our_color()), termination);
+        self.end_ours(play, now, EndReason::NoReason, Some(verdict), out)
     }
 
     fn on_message_while_ending(
@@ -667,12 +679,8 @@ impl PlayerMachine {
                 }
             }
             Message::BackReq(request) => {
-                send(
-                    out,
-                    BackAcc {
-                        code: BackAccCode::Declined,
-                    },
-                );
+                let code = BackAccCode::Declined;
+                self.send(out, BackAcc { code });
                 let what = "BACKREQ after the game ended (declined)".to_owned();
                 let raw = raw_of(&Message::BackReq(request));
                 violation(what, raw, false, ViolationAction::Answered, out);
@@ -729,7 +737,7 @@ impl PlayerMachine {
             Phase::Playing(mut play) => {
                 self.stop_thinking(&mut play, out);
                 let (result, termination) = play
-                    .rules_verdict()
+                    .rules_verdict(self.dialogue.current())
                     .unwrap_or((GameResult::Unfinished, Termination::ConnectionLost));
                 self.finish_game(&play, result, termination, out);
                 self.close(reason, out)
@@ -801,14 +809,9 @@ impl PlayerMachine {
         self.begin_game(now, info, out)
     }
 
-    fn answer_request(&self, code: AcceptCode, out: &mut Vec<Output>) {
-        send(
-            out,
-            GameAcc {
-                follower: self.name,
-                code,
-            },
-        );
+    fn answer_request(&mut self, code: AcceptCode, out: &mut Vec<Output>) {
+        let follower = self.name;
+        self.send(out, GameAcc { follower, code });
     }
 
     fn on_game_acc(
@@ -845,58 +848,36 @@ impl PlayerMachine {
         self.begin_game(now, info, out)
     }
 
+    /// The peer's BACKREQ for `move_number` with `color` to move: the position at `ply`,
+    /// which is in the game when `in_game`.
     fn on_back_req(
         &mut self,
         mut play: Box<Play>,
         now: Instant,
-        request: BackReq,
+        (move_number, color, ply, in_game): (u16, Color, usize, bool),
         out: &mut Vec<Output>,
     ) -> Phase {
-        let first = play.game.start().side_to_move();
-        let color = color_from_wire(request.to_move);
-        let ply = back_request_ply(first, request.move_number.get(), color);
-        let in_game = ply <= play.game.ply();
-        let refuse = |code, out: &mut Vec<Output>| refuse_take_back(play.info.number, code, out);
+        let number = play.info.number;
         match self.policy {
-            TakeBackPolicy::NotSupported => refuse(BackAccCode::NotSupported, out),
-            TakeBackPolicy::Decline => refuse(BackAccCode::Declined, out),
-            TakeBackPolicy::Accept if in_game => return self.grant_take_back(play, now, ply, out),
+            TakeBackPolicy::NotSupported => {
+                self.refuse_take_back(number, BackAccCode::NotSupported, out)
+            }
+            TakeBackPolicy::Decline => self.refuse_take_back(number, BackAccCode::Declined, out),
+            TakeBackPolicy::Accept if in_game => return self.grant_take_back(play, now, out),
             TakeBackPolicy::Ask if in_game && play.peer_backreq.is_none() => {
-                play.peer_backreq = Some((ply, now + self.timeouts.take_back_answer));
+                play.peer_backreq = Some(now + self.timeouts.take_back_answer);
                 out.push(Output::Event(Event::TakeBackRequested {
-                    number: play.info.number,
+                    number,
                     ply,
-                    move_number: request.move_number.get(),
+                    move_number,
                     color,
                 }));
             }
-            TakeBackPolicy::Accept | TakeBackPolicy::Ask => refuse(BackAccCode::Declined, out),
+            TakeBackPolicy::Accept | TakeBackPolicy::Ask => {
+                self.refuse_take_back(number, BackAccCode::Declined, out);
+            }
         }
         Phase::Playing(play)
-    }
-
-    fn on_back_acc(
-        &mut self,
-        mut play: Box<Play>,
-        now: Instant,
-        answer: BackAcc,
-        out: &mut Vec<Output>,
-    ) -> Phase {
-        let Some((ply, _)) = play.our_backreq.take() else {
-            let what = "BACKACC without a BACKREQ".to_owned();
-            let raw = raw_of(&Message::BackAcc(answer));
-            violation(what, raw, true, ViolationAction::Ignored, out);
-            return Phase::Playing(play);
-        };
-        if answer.code == BackAccCode::Accepted && ply <= play.game.ply() {
-            return self.take_back(play, now, ply, Side::Us, out);
-        }
-        out.push(Output::Event(Event::TakeBackRefused {
-            number: play.info.number,
-            requested_by: Side::Us,
-            code: answer.code,
-        }));
-        self.resume(play, now, out)
     }
 
     // ---- our side ------------------------------------------------------------------------
@@ -918,7 +899,7 @@ impl PlayerMachine {
         play.thinking = None;
         match mv {
             None => self.end_ours(play, now, EndReason::GiveUp, None, out),
-            Some(mv) if !play.game.position().is_legal(&mv) => {
+            Some(mv) if !self.dialogue.current().position().is_legal(&mv) => {
                 let why = format!("it chose the illegal move {mv}");
                 out.push(Output::Event(Event::PlayerError(why.clone())));
                 let termination = Termination::PlayerFailed {
@@ -929,9 +910,10 @@ impl PlayerMachine {
                 self.end_ours(play, now, EndReason::GiveUp, Some(verdict), out)
             }
             Some(mv) => {
-                let spent = play.charge(now, self.timeouts.clock_grace);
-                send(out, move_to_wire(&mv, spent));
-                self.played(&mut play, mv, spent, Side::Us, out);
+                let spent = play.charge(play.our_color(), now, self.timeouts.clock_grace);
+                let before = *self.dialogue.current().position();
+                self.send(out, move_to_wire(&mv, spent));
+                self.played(&mut play, &before, mv, spent, Side::Us, out);
                 self.start_turn(play, now, out)
             }
         }
@@ -958,12 +940,12 @@ impl PlayerMachine {
                 }
                 for chat in chats {
                     out.push(Output::Event(Event::ChatSent(chat.text().to_owned())));
-                    send(out, chat);
+                    self.send(out, chat);
                 }
                 phase
             }
             (Command::EndGame(reason), Phase::Playing(mut play)) => {
-                if play.our_turn() {
+                if self.our_turn() {
                     self.end_ours(play, now, *reason, None, out)
                 } else {
                     play.pending_end = Some(*reason);
@@ -982,14 +964,14 @@ impl PlayerMachine {
                 Phase::Playing(play)
             }
             (Command::AnswerTakeBack(accept), Phase::Playing(mut play)) => {
-                let Some((ply, _)) = play.peer_backreq.take() else {
+                if play.peer_backreq.take().is_none() {
                     reject("no take-back was asked", out);
                     return Phase::Playing(play);
-                };
-                if *accept && ply <= play.game.ply() {
-                    return self.grant_take_back(play, now, ply, out);
                 }
-                refuse_take_back(play.info.number, BackAccCode::Declined, out);
+                if *accept {
+                    return self.grant_take_back(play, now, out);
+                }
+                self.refuse_take_back(play.info.number, BackAccCode::Declined, out);
                 Phase::Playing(play)
             }
             (
@@ -1003,7 +985,7 @@ impl PlayerMachine {
                 if let Phase::Playing(mut play) = phase {
                     self.stop_thinking(&mut play, out);
                     let (result, termination) = play
-                        .rules_verdict()
+                        .rules_verdict(self.dialogue.current())
                         .unwrap_or((GameResult::Unfinished, Termination::Aborted));
                     self.finish_game(&play, result, termination, out);
                 }
@@ -1016,7 +998,7 @@ impl PlayerMachine {
     fn on_stop(&mut self, phase: Phase, now: Instant, out: &mut Vec<Output>) -> Phase {
         self.want_stop = true;
         match phase {
-            Phase::Playing(play) if play.our_turn() => {
+            Phase::Playing(play) if self.our_turn() => {
                 let reason = play.pending_end.unwrap_or(EndReason::NoReason);
                 self.end_ours(play, now, reason, None, out)
             }
@@ -1036,7 +1018,7 @@ impl PlayerMachine {
     /// Sends our BACKREQ for the position at `ply`, holding back our moves until the answer;
     /// or says why not.
     fn ask_take_back(
-        &self,
+        &mut self,
         play: &mut Play,
         now: Instant,
         ply: usize,
@@ -1045,21 +1027,20 @@ impl PlayerMachine {
         if play.our_backreq.is_some() {
             return Err("a take-back is already asked");
         }
-        if ply > play.game.ply() {
+        let game = self.dialogue.current();
+        if ply > game.ply() {
             return Err("that position is not in the game");
         }
-        let first = play.game.start().side_to_move();
+        let first = game.start().side_to_move();
         let Some((move_number, to_move)) = back_request_for_ply(first, ply) else {
             return Err("that move number does not fit in a BACKREQ");
         };
-        send(
-            out,
-            BackReq {
-                move_number,
-                to_move,
-            },
-        );
-        play.our_backreq = Some((ply, now + self.timeouts.reply));
+        let request = BackReq {
+            move_number,
+            to_move,
+        };
+        self.send(out, request);
+        play.our_backreq = Some(now + self.timeouts.reply);
         self.stop_thinking(play, out);
         Ok(())
     }
@@ -1094,13 +1075,13 @@ impl PlayerMachine {
     }
 
     fn tick_game(&mut self, mut play: Box<Play>, now: Instant, out: &mut Vec<Output>) -> Phase {
-        if let Some((_, due)) = play.peer_backreq
+        if let Some(due) = play.peer_backreq
             && now >= due
         {
             play.peer_backreq = None;
-            refuse_take_back(play.info.number, BackAccCode::Declined, out);
+            self.refuse_take_back(play.info.number, BackAccCode::Declined, out);
         }
-        if let Some((_, due)) = play.our_backreq
+        if let Some(due) = play.our_backreq
             && now >= due
         {
             play.our_backreq = None;
@@ -1110,11 +1091,11 @@ impl PlayerMachine {
         }
         if let Some(due) = play.peer_deadline
             && now >= due
-            && !play.our_turn()
+            && !self.our_turn()
         {
             let waited = now.saturating_duration_since(play.clock.turn_since());
-            play.charge(now, self.timeouts.clock_grace);
             let their = play.their_color();
+            play.charge(their, now, self.timeouts.clock_grace);
             let termination = if play.info.time_per_player().is_some() {
                 Termination::TimeForfeit { loser: their }
             } else {
@@ -1125,7 +1106,7 @@ impl PlayerMachine {
             };
             let what = format!("no move within {} s", waited.as_secs());
             violation(what, None, true, ViolationAction::Closed, out);
-            send(out, SEND_AWAY);
+            self.send(out, SEND_AWAY);
             self.finish_game(&play, win(play.our_color()), termination, out);
             return self.close(CloseReason::PeerSilent, out);
         }
@@ -1168,7 +1149,7 @@ impl PlayerMachine {
     fn too_noisy(&mut self, phase: Phase, out: &mut Vec<Output>) -> Phase {
         if let Phase::Playing(mut play) = phase {
             self.stop_thinking(&mut play, out);
-            send(out, SEND_AWAY);
+            self.send(out, SEND_AWAY);
             let termination = Termination::Noise {
                 by: play.their_color(),
             };
@@ -1201,7 +1182,7 @@ impl PlayerMachine {
             settings.move_limit,
             settings.start.as_ref(),
         );
-        send(out, request);
+        self.send(out, request);
         out.push(Output::Event(Event::GameRequested {
             number: self.games_started + 1,
             settings: settings.clone(),
@@ -1228,7 +1209,7 @@ impl PlayerMachine {
     /// turn has changed since) changes nothing.
     fn on_move_sent(&mut self, phase: Phase, at: Instant) -> Phase {
         match phase {
-            Phase::Playing(mut play) if !play.our_turn() && at > play.clock.turn_since() => {
+            Phase::Playing(mut play) if !self.our_turn() && at > play.clock.turn_since() => {
                 let ours = play.our_color();
                 play.clock.charge(ours, at);
                 play.peer_deadline = self.peer_deadline(&play, at);
@@ -1249,7 +1230,7 @@ impl PlayerMachine {
 
     /// The side to move changed (or may move again): think, end the game, or wait.
     fn start_turn(&mut self, mut play: Box<Play>, now: Instant, out: &mut Vec<Output>) -> Phase {
-        if !play.our_turn() {
+        if !self.our_turn() {
             play.peer_deadline = self.peer_deadline(&play, now);
             return Phase::Playing(play);
         }
@@ -1264,8 +1245,8 @@ impl PlayerMachine {
         play.thinking = Some(self.next_ticket);
         out.push(Output::StartThinking(ThinkRequest {
             ticket: self.next_ticket,
-            game: play.game.clone(),
-            clock: play.clock_state(),
+            game: self.dialogue.current().clone(),
+            clock: play.clock_state(self.dialogue.current()),
         }));
         Phase::Playing(play)
     }
@@ -1277,12 +1258,13 @@ impl PlayerMachine {
 
     /// Why we end the game now, on our turn, if we do.
     fn our_end_reason(&self, play: &Play) -> Option<EndReason> {
-        if !play.game.position().has_legal_move() {
+        let game = self.dialogue.current();
+        if !game.position().has_legal_move() {
             Some(EndReason::GiveUp)
         } else if play.drawn.is_some() {
             Some(EndReason::Draw)
         } else if (self.end_on_time && play.flagged == Some(play.their_color()))
-            || (self.end_at_move_limit && play.limit_reached())
+            || (self.end_at_move_limit && play.limit_reached(game))
         {
             Some(EndReason::NoReason)
         } else if let Some(reason) = play.pending_end {
@@ -1305,9 +1287,9 @@ impl PlayerMachine {
     ) -> Phase {
         self.stop_thinking(&mut play, out);
         let stop = self.our_stop_code();
-        send(out, game_end(reason, stop));
-        let (result, termination) =
-            verdict.unwrap_or_else(|| play.verdict(play.our_color(), reason));
+        self.send(out, game_end(reason, stop));
+        let (result, termination) = verdict
+            .unwrap_or_else(|| play.verdict(self.dialogue.current(), play.our_color(), reason));
         self.finish_game(&play, result, termination, out);
         Phase::Ending {
             play,
@@ -1315,30 +1297,29 @@ impl PlayerMachine {
         }
     }
 
-    /// Accepts the peer's BACKREQ for the position at `ply` (`K0`) and goes back there.
-    fn grant_take_back(
-        &mut self,
-        play: Box<Play>,
-        now: Instant,
-        ply: usize,
-        out: &mut Vec<Output>,
-    ) -> Phase {
+    /// Accepts the peer's BACKREQ (`K0`) and goes back to the position it asked for.
+    fn grant_take_back(&mut self, play: Box<Play>, now: Instant, out: &mut Vec<Output>) -> Phase {
         let code = BackAccCode::Accepted;
-        send(out, BackAcc { code });
-        self.take_back(play, now, ply, Side::Peer, out)
+        match self.send(out, BackAcc { code }).meaning {
+            Some(Meaning::TakenBack { ply, before, .. }) => {
+                self.take_back(play, now, ply, before, Side::Peer, out)
+            }
+            _ => Phase::Playing(play),
+        }
     }
 
+    /// The dialogue went back to the position at `ply`, `before` having been to move.
     fn take_back(
         &mut self,
         mut play: Box<Play>,
         now: Instant,
         ply: usize,
+        before: Color,
         requested_by: Side,
         out: &mut Vec<Output>,
     ) -> Phase {
         self.stop_thinking(&mut play, out);
-        play.charge(now, self.timeouts.clock_grace);
-        play.game.truncate(ply);
+        play.charge(before, now, self.timeouts.clock_grace);
         play.seconds.truncate(ply);
         if play.drawn.is_some_and(|(at, _)| at > ply) {
             play.drawn = None;
@@ -1347,7 +1328,7 @@ impl PlayerMachine {
             number: play.info.number,
             requested_by,
             ply,
-            position: *play.game.position(),
+            position: *self.dialogue.current().position(),
         }));
         self.start_turn(play, now, out)
     }
@@ -1373,20 +1354,34 @@ impl PlayerMachine {
 
     // ---- helpers -------------------------------------------------------------------------
 
-    fn played(&self, play: &mut Play, mv: Move, spent: Duration, by: Side, out: &mut Vec<Output>) {
-        let color = play.game.position().side_to_move();
-        let text = play.game.position().move_text(&mv);
-        play.play(mv, spent);
+    /// `mv` was played from `before` (the dialogue's position is after it).
+    fn played(
+        &self,
+        play: &mut Play,
+        before: &Position,
+        mv: Move,
+        spent: Duration,
+        by: Side,
+        out: &mut Vec<Output>,
+    ) {
+        let game = self.dialogue.current();
+        let seconds = spent.as_secs().min(u64::from(u16::MAX)) as u16;
+        play.seconds.push(seconds);
+        if play.drawn.is_none()
+            && let Some(Outcome::Draw(reason)) = game.outcome()
+        {
+            play.drawn = Some((game.ply(), reason));
+        }
         out.push(Output::Event(Event::MovePlayed(MovePlayed {
             number: play.info.number,
-            ply: play.game.ply(),
+            ply: game.ply(),
             by,
-            color,
+            color: before.side_to_move(),
             mv,
-            text,
-            seconds: play.seconds.last().copied().unwrap_or_default(),
+            text: before.move_text(&mv),
+            seconds,
             time: spent,
-            position: *play.game.position(),
+            position: *game.position(),
         })));
     }
 
@@ -1403,8 +1398,31 @@ impl PlayerMachine {
         termination: Termination,
         out: &mut Vec<Output>,
     ) {
-        let record = play.record(result, termination);
+        let record = play.record(self.dialogue.current(), result, termination);
         out.push(Output::Event(Event::GameOver(Box::new(record))));
+    }
+
+    /// Sends `message`, and follows it in the dialogue.
+    fn send(&mut self, out: &mut Vec<Output>, message: impl Into<Message>) -> Observed {
+        let message = message.into();
+        let observed = self.dialogue.observe(US, &message);
+        out.push(Output::Send(message));
+        observed
+    }
+
+    /// Answers the peer's BACKREQ in game `number` with `code` (not `K0`) and says so.
+    fn refuse_take_back(&mut self, number: u32, code: BackAccCode, out: &mut Vec<Output>) {
+        self.send(out, BackAcc { code });
+        out.push(Output::Event(Event::TakeBackRefused {
+            number,
+            requested_by: Side::Peer,
+            code,
+        }));
+    }
+
+    /// Whether a game runs and we are to move.
+    fn our_turn(&self) -> bool {
+        self.dialogue.to_move() == Some(US)
     }
 
     /// Whether our GAMEEND (or acknowledgement) asks to stop.
@@ -1432,10 +1450,6 @@ impl PlayerMachine {
     }
 }
 
-fn send(out: &mut Vec<Output>, message: impl Into<Message>) {
-    out.push(Output::Send(message.into()));
-}
-
 /// The bytes of a received message, for the log (decoding keeps every choice the sender made,
 /// so encoding again gives the bytes received).
 fn raw_of(message: &Message) -> Option<RawBytes> {
@@ -1448,16 +1462,6 @@ fn raw_of(message: &Message) -> Option<RawBytes> {
 }
 
 /// Reports a violation, telling the peer by CHAT if `tell`.
-/// Answers the peer's BACKREQ in game `number` with `code` (not `K0`) and says so.
-fn refuse_take_back(number: u32, code: BackAccCode, out: &mut Vec<Output>) {
-    send(out, BackAcc { code });
-    out.push(Output::Event(Event::TakeBackRefused {
-        number,
-        requested_by: Side::Peer,
-        code,
-    }));
-}
-
 fn violation(
     what: String,
     raw: Option<RawBytes>,
@@ -1466,7 +1470,7 @@ fn violation(
     out: &mut Vec<Output>,
 ) {
     if tell && let Some(chat) = chat_messages(&format!("error: {what}")).into_iter().next() {
-        send(out, chat);
+        out.push(Output::Send(chat.into()));
     }
     out.push(Output::Event(Event::Violation(Violation {
         what,

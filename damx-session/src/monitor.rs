@@ -304,7 +304,7 @@ impl Monitor {
                     char::from(code.digit())
                 )
             }
-            Meaning::TakenBack { number, ply } => format!(
+            Meaning::TakenBack { number, ply, .. } => format!(
                 "{from} accepts: game {number} back to ply {ply}, {} to move",
                 self.observer
                     .game()

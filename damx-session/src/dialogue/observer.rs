@@ -326,8 +326,12 @@ pub enum Meaning {
     },
     /// A take-back was refused with `code`.
     BackRefused { code: BackAccCode },
-    /// A take-back was accepted: game `number` is back at `ply`.
-    TakenBack { number: u32, ply: usize },
+    /// A take-back was accepted: game `number` is back at `ply`; `before` was to move.
+    TakenBack {
+        number: u32,
+        ply: usize,
+        before: Color,
+    },
     /// The party closed its end, with no game at stake.
     Closed,
 }
@@ -363,7 +367,6 @@ struct Followed {
     number: u32,
     /// The party playing white.
     white: Party,
-    game: Game,
     /// A BACKREQ waiting for its answer: who asked, and the ply asked for.
     backreq: Option<(Party, usize)>,
     /// A GAMEREQ sent during the game, waiting for its (refusing) GAMEACC.
@@ -380,10 +383,6 @@ impl Followed {
         } else {
             self.white.other()
         }
-    }
-
-    fn to_move(&self) -> Party {
-        self.party_of(self.game.position().side_to_move())
     }
 }
 
@@ -414,6 +413,8 @@ enum Phase {
 #[derive(Clone, Debug)]
 pub struct Observer {
     phase: Phase,
+    /// The running game, or the last one (the normal start before the first).
+    game: Game,
     initiator: Option<Party>,
     games: u32,
     closed: [bool; 2],
@@ -427,9 +428,10 @@ impl Default for Observer {
 
 impl Observer {
     /// An observer at the start of a connection.
-    pub const fn new() -> Observer {
+    pub fn new() -> Observer {
         Observer {
             phase: Phase::Idle,
+            game: Game::new(Position::initial()),
             initiator: None,
             games: 0,
             closed: [false; 2],
@@ -443,7 +445,12 @@ impl Observer {
 
     /// The running game, also while its GAMEEND handshake runs.
     pub fn game(&self) -> Option<&Game> {
-        self.followed().map(|followed| &followed.game)
+        self.followed().map(|_| &self.game)
+    }
+
+    /// The running game, or the last one (the normal start before the first).
+    pub fn current(&self) -> &Game {
+        &self.game
     }
 
     /// The number of the running (or last) game.
@@ -464,7 +471,9 @@ impl Observer {
     /// The party to move, while a game runs (not during its GAMEEND handshake).
     pub fn to_move(&self) -> Option<Party> {
         match &self.phase {
-            Phase::Playing(followed) => Some(followed.to_move()),
+            Phase::Playing(followed) => {
+                Some(followed.party_of(self.game.position().side_to_move()))
+            }
             _ => None,
         }
     }
@@ -604,10 +613,10 @@ impl Observer {
                     Color::White => from,
                     Color::Black => from.other(),
                 };
+                self.game = Game::new(start);
                 self.phase = Phase::Playing(Followed {
                     number,
                     white,
-                    game: Game::new(start),
                     backreq: None,
                     stray_request: false,
                     offender: None,
@@ -644,18 +653,22 @@ impl Observer {
             Phase::Ending { .. } => return self.outside_game("sent a MOVE after its GAMEEND"),
             _ => return self.outside_game("sent a MOVE outside a game"),
         };
-        let before = *followed.game.position();
+        let before = *self.game.position();
         let number = followed.number;
-        match read_move(&before, followed.to_move() == from, mv) {
+        match read_move(
+            &before,
+            followed.party_of(self.game.position().side_to_move()) == from,
+            mv,
+        ) {
             Ok(legal) => {
-                followed.game.play(legal);
+                self.game.play(legal);
                 followed.offender = None;
                 Observed::meaning(Meaning::Moved {
                     number,
-                    ply: followed.game.ply(),
+                    ply: self.game.ply(),
                     before,
                     mv: legal,
-                    outcome: followed.game.outcome(),
+                    outcome: self.game.outcome(),
                 })
             }
             Err(fault) => {
@@ -664,7 +677,7 @@ impl Observer {
                 Observed::breach(match fault {
                     MoveFault::OutOfTurn => Breach::MoveOutOfTurn {
                         number,
-                        to_move: followed.to_move(),
+                        to_move: followed.party_of(self.game.position().side_to_move()),
                         color,
                     },
                     MoveFault::Illegal(error) => Breach::IllegalMove {
@@ -688,7 +701,9 @@ impl Observer {
                     reason,
                     stop: stops,
                 });
-                if followed.to_move() != from && !answers_offence {
+                if followed.party_of(self.game.position().side_to_move()) != from
+                    && !answers_offence
+                {
                     observed.breaches.push(Breach::EndOutOfTurn { number });
                 }
                 self.phase = Phase::Ending {
@@ -706,7 +721,7 @@ impl Observer {
                 let stopped = first_stop || stops;
                 let mut observed = Observed::meaning(Meaning::Acknowledged {
                     number: followed.number,
-                    plies: followed.game.ply(),
+                    plies: self.game.ply(),
                     stopped,
                 });
                 if reason != EndReason::NoReason {
@@ -739,7 +754,7 @@ impl Observer {
         let Phase::Playing(followed) = &mut self.phase else {
             return self.outside_game("sent a BACKREQ outside a game");
         };
-        let first = followed.game.start().side_to_move();
+        let first = self.game.start().side_to_move();
         let color = color_from_wire(request.to_move);
         let move_number = request.move_number.get();
         let ply = back_request_ply(first, move_number, color);
@@ -749,7 +764,7 @@ impl Observer {
             move_number,
             color,
             ply,
-            in_game: ply <= followed.game.ply(),
+            in_game: ply <= self.game.ply(),
         })
     }
 
@@ -761,14 +776,16 @@ impl Observer {
             Some((asker, _)) if asker != from && code != BackAccCode::Accepted => {
                 Observed::meaning(Meaning::BackRefused { code })
             }
-            Some((asker, ply)) if asker != from && ply > followed.game.ply() => {
+            Some((asker, ply)) if asker != from && ply > self.game.ply() => {
                 Observed::breach(Breach::TakeBackNotInGame { ply })
             }
             Some((asker, ply)) if asker != from => {
-                followed.game.truncate(ply);
+                let before = self.game.position().side_to_move();
+                self.game.truncate(ply);
                 Observed::meaning(Meaning::TakenBack {
                     number: followed.number,
                     ply,
+                    before,
                 })
             }
             other => {
