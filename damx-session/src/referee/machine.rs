@@ -15,8 +15,8 @@ use super::{
 };
 use crate::convert::move_to_wire;
 use crate::dialogue::{
-    Clock, FrameFault, MoveFault, NoiseMeter, SEND_AWAY, acknowledgement, claim_ending,
-    frame_fault, game_answer, game_end, game_request, read_move, rules_ending,
+    Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, Party, SEND_AWAY,
+    acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, rules_ending,
 };
 use crate::driver::dxp_name;
 use crate::machine::Incoming;
@@ -121,9 +121,6 @@ enum Phase {
 #[derive(Clone, Debug)]
 struct Seat {
     phase: Phase,
-    /// The referee waits for this program's MOVE (it has the opponent's last move, or the
-    /// start with itself to move).
-    to_move: bool,
     /// When the current wait ends.
     deadline: Option<Instant>,
     dxp_name: Option<String>,
@@ -131,18 +128,31 @@ struct Seat {
     stop: bool,
     /// The noise this program made against the budget.
     noise: NoiseMeter,
+    /// The dialogue with this program (the referee is [`REFEREE`], the program [`PROGRAM`]).
+    dialogue: Observer,
 }
+
+/// The referee's end of a seat's dialogue.
+const REFEREE: Party = Party::A;
+/// The program's end.
+const PROGRAM: Party = Party::B;
 
 impl Seat {
     fn new(config: &RefereeConfig) -> Seat {
         Seat {
             phase: Phase::Idle,
-            to_move: false,
             deadline: None,
             dxp_name: None,
             stop: false,
             noise: NoiseMeter::new(config.noise),
+            dialogue: Observer::new(),
         }
+    }
+
+    /// The referee waits for this program's MOVE (it has the opponent's last move, or the
+    /// start with itself to move).
+    fn to_move(&self) -> bool {
+        self.dialogue.to_move() == Some(PROGRAM)
     }
 
     fn done(&self) -> bool {
@@ -280,7 +290,7 @@ impl RefereeMachine {
             self.config.move_limit,
             self.setup.start.as_ref(),
         );
-        out.push(RefereeOutput::Send(color, request.into()));
+        self.send(color, request, out);
         let deadline = now + self.config.reply_timeout;
         let seat = self.seat(color);
         seat.phase = Phase::AwaitAcc;
@@ -335,8 +345,8 @@ impl RefereeMachine {
         now: Instant,
         out: &mut Vec<RefereeOutput>,
     ) {
-        if let Message::Chat(chat) = &message {
-            let text = chat.text().to_owned();
+        let observed = self.seat(color).dialogue.observe(PROGRAM, &message);
+        if let Some(Meaning::Chat(text)) = observed.meaning {
             event(out, RefereeEvent::Chat { color, text });
             return;
         }
@@ -346,16 +356,17 @@ impl RefereeMachine {
                 let name = acc.follower.trimmed().to_owned();
                 self.on_accept(color, acc.code, name, now, out);
             }
-            (Phase::InGame, Message::Move(received)) => self.on_move(color, received, now, out),
-            (Phase::InGame, Message::GameEnd(end)) => self.on_claim(color, end, now, out),
+            (Phase::InGame, Message::Move(received)) => {
+                self.on_move(color, received, observed, now, out);
+            }
+            (Phase::InGame, Message::GameEnd(end)) => {
+                let in_turn = !(observed.breaches.iter())
+                    .any(|breach| matches!(breach, Breach::EndOutOfTurn { .. }));
+                self.on_claim(color, end, in_turn, now, out);
+            }
             (Phase::InGame, Message::BackReq(_)) => {
-                out.push(RefereeOutput::Send(
-                    color,
-                    BackAcc {
-                        code: BackAccCode::NotSupported,
-                    }
-                    .into(),
-                ));
+                let code = BackAccCode::NotSupported;
+                self.send(color, BackAcc { code }, out);
                 note(out, color, "asked for a take-back (answered K1)");
             }
             (Phase::InGame, message @ (Message::GameReq(_) | Message::GameAcc(_))) => {
@@ -408,26 +419,34 @@ impl RefereeMachine {
         self.forfeit(color, Reason::ProtocolError, detail, now, out);
     }
 
+    /// A program's MOVE, as its dialogue read it.
     fn on_move(
         &mut self,
         color: Color,
         received: damx_wire::Move,
+        observed: Observed,
         now: Instant,
         out: &mut Vec<RefereeOutput>,
     ) {
         let text = Message::Move(received).to_string();
-        let to_move = self.seats[color.index()].to_move;
-        let mv = match read_move(self.game.position(), to_move, &received) {
-            Ok(mv) => mv,
-            Err(fault) => {
-                let detail = match &fault {
-                    MoveFault::OutOfTurn => format!("{text} out of turn"),
-                    MoveFault::Illegal(error) => format!("{text}: {error}"),
-                };
-                self.forfeit(color, fault.reason(), detail, now, out);
-                return;
+        let (reason, detail) = match (observed.meaning, observed.breaches.first()) {
+            (Some(Meaning::Moved { mv, .. }), _) => return self.on_legal_move(color, mv, now, out),
+            (_, Some(Breach::IllegalMove { error, .. })) => {
+                (Reason::IllegalMove, format!("{text}: {error}"))
             }
+            _ => (Reason::OutOfTurn, format!("{text} out of turn")),
         };
+        self.forfeit(color, reason, detail, now, out);
+    }
+
+    /// `color`'s legal move `mv`: charged, played, then relayed unless it ends the game.
+    fn on_legal_move(
+        &mut self,
+        color: Color,
+        mv: Move,
+        now: Instant,
+        out: &mut Vec<RefereeOutput>,
+    ) {
         let spent = self.charge(color, now);
         if let Some(budget) = self.config.budget()
             && self.config.time_loss
@@ -476,14 +495,21 @@ impl RefereeMachine {
             };
             self.decide(verdict, now, out);
         } else {
-            out.push(RefereeOutput::Send(!color, move_to_wire(&mv, spent).into()));
+            self.send(!color, move_to_wire(&mv, spent), out);
             self.await_move(!color, now);
         }
     }
 
     /// A program's GAMEEND during the game: acknowledged at once, read as a claim.
-    fn on_claim(&mut self, color: Color, end: GameEnd, now: Instant, out: &mut Vec<RefereeOutput>) {
-        if self.seats[color.index()].to_move {
+    fn on_claim(
+        &mut self,
+        color: Color,
+        end: GameEnd,
+        in_turn: bool,
+        now: Instant,
+        out: &mut Vec<RefereeOutput>,
+    ) {
+        if in_turn {
             self.charge(color, now);
         } else {
             note(out, color, "sent GAMEEND out of turn (honoured)");
@@ -583,7 +609,7 @@ impl RefereeMachine {
 
     /// Sends `color` away: a GAMEEND with stop code `1`, and its connection closed.
     fn send_away(&mut self, color: Color, out: &mut Vec<RefereeOutput>) {
-        out.push(RefereeOutput::Send(color, SEND_AWAY.into()));
+        self.send(color, SEND_AWAY, out);
         self.close_seat(color, out);
     }
 
@@ -615,9 +641,7 @@ impl RefereeMachine {
     /// Charges the time since the turn started to `color`; returns it.
     fn charge(&mut self, color: Color, now: Instant) -> Duration {
         let spent = self.clock.charge(color, now);
-        let seat = self.seat(color);
-        seat.to_move = false;
-        seat.deadline = None;
+        self.seat(color).deadline = None;
         spent
     }
 
@@ -642,9 +666,7 @@ impl RefereeMachine {
             None => config.move_timeout.unwrap_or(DEFAULT_MOVE_TIMEOUT),
         };
         let limit = config.move_timeout.map_or(limit, |hard| hard.min(limit));
-        let seat = self.seat(color);
-        seat.to_move = true;
-        seat.deadline = Some(now + limit);
+        self.seat(color).deadline = Some(now + limit);
     }
 
     // ---- ending --------------------------------------------------------------------------
@@ -736,7 +758,7 @@ impl RefereeMachine {
                 Phase::Idle => self.seat(color).phase = Phase::Finished,
                 // Not in the game yet, and an answer may still come: start afresh next time.
                 Phase::AwaitAcc => self.close_seat(color, out),
-                Phase::InGame if seat.to_move => {
+                Phase::InGame if seat.to_move() => {
                     let cap = now + self.config.reply_timeout;
                     let seat = self.seat(color);
                     seat.phase = Phase::OweEnd;
@@ -758,11 +780,10 @@ impl RefereeMachine {
             _ => EndReason::NoReason,
         };
         let stop = self.our_stop(color);
-        out.push(RefereeOutput::Send(color, game_end(reason, stop).into()));
+        self.send(color, game_end(reason, stop), out);
         let deadline = now + self.config.reply_timeout;
         let seat = self.seat(color);
         seat.stop |= stop;
-        seat.to_move = false;
         seat.phase = Phase::AwaitAck;
         seat.deadline = Some(deadline);
     }
@@ -770,10 +791,8 @@ impl RefereeMachine {
     /// Answers a program's own GAMEEND; its handshake is done.
     fn acknowledge(&mut self, color: Color, end: GameEnd, out: &mut Vec<RefereeOutput>) {
         let stop = end.stop == StopCode::Stop || self.our_stop(color);
-        out.push(RefereeOutput::Send(color, acknowledgement(stop).into()));
-        let seat = self.seat(color);
-        seat.stop |= stop;
-        seat.to_move = false;
+        self.send(color, acknowledgement(stop), out);
+        self.seat(color).stop |= stop;
         self.finish_seat(color, out);
     }
 
@@ -793,12 +812,18 @@ impl RefereeMachine {
         }
     }
 
+    /// Sends `message` to `color`'s program, and follows it in that dialogue.
+    fn send(&mut self, color: Color, message: impl Into<Message>, out: &mut Vec<RefereeOutput>) {
+        let message = message.into();
+        self.seat(color).dialogue.observe(REFEREE, &message);
+        out.push(RefereeOutput::Send(color, message));
+    }
+
     fn close_seat(&mut self, color: Color, out: &mut Vec<RefereeOutput>) {
         let seat = self.seat(color);
         if seat.phase != Phase::Closed {
             seat.phase = Phase::Closed;
             seat.deadline = None;
-            seat.to_move = false;
             out.push(RefereeOutput::Close(color));
         }
     }
