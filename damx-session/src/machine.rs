@@ -630,7 +630,7 @@ impl PlayerMachine {
                         code,
                     }));
                 }
-                return self.resume(play, now, out);
+                return self.start_turn(play, now, out);
             }
             _ => {
                 match message {
@@ -1087,7 +1087,7 @@ impl PlayerMachine {
             play.our_backreq = None;
             let what = format!("no BACKACC within {} s", self.timeouts.reply.as_secs());
             violation(what, None, true, ViolationAction::Ignored, out);
-            return self.resume(play, now, out);
+            return self.start_turn(play, now, out);
         }
         if let Some(due) = play.peer_deadline
             && now >= due
@@ -1249,11 +1249,6 @@ impl PlayerMachine {
             clock: play.clock_state(self.dialogue.current()),
         }));
         Phase::Playing(play)
-    }
-
-    /// Goes on after a take-back request was refused or not answered.
-    fn resume(&mut self, play: Box<Play>, now: Instant, out: &mut Vec<Output>) -> Phase {
-        self.start_turn(play, now, out)
     }
 
     /// Why we end the game now, on our turn, if we do.

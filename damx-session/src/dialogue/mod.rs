@@ -54,7 +54,7 @@ use damx_wire::{
 
 use crate::config::NoiseBudget;
 use crate::convert::{MoveMatchError, color_to_wire, match_move, start_to_wire};
-use crate::record::{Reason, Termination, win};
+use crate::record::{Termination, win};
 
 pub use observer::{Breach, Meaning, Observed, Observer, Party, Rule};
 
@@ -97,16 +97,6 @@ pub enum MoveFault {
     OutOfTurn,
     /// No legal move has its from, to and set of captured squares.
     Illegal(MoveMatchError),
-}
-
-impl MoveFault {
-    /// Its word for how a game ended.
-    pub const fn reason(&self) -> Reason {
-        match self {
-            MoveFault::OutOfTurn => Reason::OutOfTurn,
-            MoveFault::Illegal(_) => Reason::IllegalMove,
-        }
-    }
 }
 
 /// The legal move in `position` that `received` stands for, from a sender that is to move

@@ -453,11 +453,6 @@ impl Observer {
         &self.game
     }
 
-    /// The number of the running (or last) game.
-    pub fn number(&self) -> u32 {
-        self.games
-    }
-
     /// The colour `party` plays in the running game.
     pub fn color_of(&self, party: Party) -> Option<Color> {
         let white = self.followed()?.white;
@@ -474,27 +469,6 @@ impl Observer {
             Phase::Playing(followed) => {
                 Some(followed.party_of(self.game.position().side_to_move()))
             }
-            _ => None,
-        }
-    }
-
-    /// Whether a game runs and no GAMEEND was sent yet.
-    pub fn playing(&self) -> bool {
-        matches!(self.phase, Phase::Playing(_))
-    }
-
-    /// The party whose first GAMEEND waits for its acknowledgement.
-    pub fn ending(&self) -> Option<Party> {
-        match &self.phase {
-            Phase::Ending { first, .. } => Some(*first),
-            _ => None,
-        }
-    }
-
-    /// The take-back waiting for its answer: who asked, and the ply asked for.
-    pub fn back_request(&self) -> Option<(Party, usize)> {
-        match &self.phase {
-            Phase::Playing(followed) => followed.backreq,
             _ => None,
         }
     }
