@@ -775,3 +775,109 @@ impl Observer {
         Observed::breach(Breach::OutsideGame { what, stopped })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use damx_wire::decode;
+
+    use Party::{A, B};
+
+    /// Feeds `(party, frame)` pairs; returns what each meant.
+    fn feed(observer: &mut Observer, frames: &[(Party, &str)]) -> Vec<Observed> {
+        frames
+            .iter()
+            .map(|(party, text)| {
+                let message = decode(text.as_bytes()).expect("a message");
+                observer.observe(*party, &message)
+            })
+            .collect()
+    }
+
+    /// Whose turn it is follows the moves from both ends; a take-back goes back to the
+    /// position asked for and says who was to move before it.
+    #[test]
+    fn turns_and_take_backs() {
+        let mut observer = Observer::new();
+        let seen = feed(
+            &mut observer,
+            &[
+                (A, "R01damx                            Z005000A"),
+                (B, "Apeer                            0"),
+            ],
+        );
+        assert!(matches!(
+            seen[1].meaning,
+            Some(Meaning::Started { white: A, .. })
+        ));
+        assert_eq!(observer.to_move(), Some(A));
+        assert_eq!(observer.color_of(B), Some(Color::Black));
+        let seen = feed(
+            &mut observer,
+            &[(A, "M0001322800"), (B, "M0001192300"), (A, "B001W")],
+        );
+        assert!(seen.iter().all(|seen| seen.breaches.is_empty()));
+        assert_eq!(observer.to_move(), Some(A));
+        assert!(matches!(
+            seen[2].meaning,
+            Some(Meaning::BackRequested {
+                ply: 0,
+                in_game: true,
+                ..
+            })
+        ));
+        let seen = feed(&mut observer, &[(B, "K0")]);
+        assert_eq!(
+            seen[0].meaning,
+            Some(Meaning::TakenBack {
+                number: 1,
+                ply: 0,
+                before: Color::White,
+            })
+        );
+        assert_eq!(observer.current().ply(), 0);
+        let seen = feed(&mut observer, &[(A, "K0")]);
+        assert_eq!(seen[0].breaches, [Breach::BackAccWithoutRequest]);
+    }
+
+    /// A GAMEEND from the side not to move breaks the turn, unless it answers an offence;
+    /// the acknowledgement ends the game, and a stray GAMEEND afterwards is out of a game.
+    #[test]
+    fn the_gameend_handshake() {
+        let start = [
+            (A, "R01damx                            Z005000A"),
+            (B, "Apeer                            0"),
+        ];
+        let mut observer = Observer::new();
+        feed(&mut observer, &start);
+        let seen = feed(&mut observer, &[(B, "E00"), (A, "E20")]);
+        assert_eq!(seen[0].breaches, [Breach::EndOutOfTurn { number: 1 }]);
+        assert_eq!(
+            seen[1].breaches,
+            [Breach::AckWithReason {
+                reason: EndReason::Draw
+            }]
+        );
+        assert!(observer.game().is_none());
+        let seen = feed(&mut observer, &[(B, "E00")]);
+        assert_eq!(seen[0].breaches[0].rule(), Rule::OutOfState);
+
+        let mut observer = Observer::new();
+        feed(&mut observer, &start);
+        let seen = feed(&mut observer, &[(B, "M0001322800"), (A, "E01"), (B, "E01")]);
+        assert!(matches!(
+            seen[0].breaches[..],
+            [Breach::MoveOutOfTurn { to_move: A, .. }]
+        ));
+        assert!(seen[1].breaches.is_empty(), "it answers the offence");
+        assert!(matches!(
+            seen[2].meaning,
+            Some(Meaning::Acknowledged { stopped: true, .. })
+        ));
+        let seen = feed(
+            &mut observer,
+            &[(A, "R01damx                            Z005000A")],
+        );
+        assert_eq!(seen[0].breaches, [Breach::RequestAfterStop]);
+    }
+}
