@@ -55,7 +55,8 @@
 //!   the game (0 <= ply <= moves played; equal is a no-op), else declined (`K2`); thinking
 //!   stops, and whoever is to move there moves next. Our own BACKREQ (on command) holds back
 //!   our moves until the answer: `K0` restores the position, `K1`/`K2` (or no answer within
-//!   the reply time-out) let the game go on. A MOVE that crosses our BACKREQ is applied
+//!   the reply time-out) let the game go on; a `K0` after the time-out still takes the game
+//!   back, as the dialogue says. A MOVE that crosses our BACKREQ is applied
 //!   normally first. During our GAMEEND handshake a BACKREQ gets `K2`.
 //! - **What the spec does not allow.** An illegal MOVE, a MOVE out of turn, or a frame that
 //!   does not decode during a game: reported with its raw bytes, told by CHAT, and the game
@@ -877,6 +878,8 @@ impl PlayerMachine {
                 }));
             }
             TakeBackPolicy::Accept | TakeBackPolicy::Ask => {
+                // This K2 answers the peer's latest BACKREQ: none is left for the user.
+                play.peer_backreq = None;
                 self.refuse_take_back(number, BackAccCode::Declined, out);
             }
         }

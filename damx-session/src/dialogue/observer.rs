@@ -367,8 +367,9 @@ struct Followed {
     number: u32,
     /// The party playing white.
     white: Party,
-    /// A BACKREQ waiting for its answer: who asked, and the ply asked for.
-    backreq: Option<(Party, usize)>,
+    /// Each party's BACKREQ waiting for the other's answer: the ply asked for
+    /// ([`Party::index`]).
+    backreq: [Option<usize>; 2],
     /// A GAMEREQ sent during the game, waiting for its (refusing) GAMEACC.
     stray_request: bool,
     /// The party that sent an illegal or out-of-turn MOVE since the last legal one: its
@@ -591,7 +592,7 @@ impl Observer {
                 self.phase = Phase::Playing(Followed {
                     number,
                     white,
-                    backreq: None,
+                    backreq: [None; 2],
                     stray_request: false,
                     offender: None,
                 });
@@ -732,7 +733,7 @@ impl Observer {
         let color = color_from_wire(request.to_move);
         let move_number = request.move_number.get();
         let ply = back_request_ply(first, move_number, color);
-        followed.backreq = Some((from, ply));
+        followed.backreq[from.index()] = Some(ply);
         Observed::meaning(Meaning::BackRequested {
             number: followed.number,
             move_number,
@@ -746,14 +747,15 @@ impl Observer {
         let Phase::Playing(followed) = &mut self.phase else {
             return self.outside_game("sent a BACKACC outside a game");
         };
-        match followed.backreq.take() {
-            Some((asker, _)) if asker != from && code != BackAccCode::Accepted => {
+        match followed.backreq[from.other().index()].take() {
+            None => Observed::breach(Breach::BackAccWithoutRequest),
+            Some(_) if code != BackAccCode::Accepted => {
                 Observed::meaning(Meaning::BackRefused { code })
             }
-            Some((asker, ply)) if asker != from && ply > self.game.ply() => {
+            Some(ply) if ply > self.game.ply() => {
                 Observed::breach(Breach::TakeBackNotInGame { ply })
             }
-            Some((asker, ply)) if asker != from => {
+            Some(ply) => {
                 let before = self.game.position().side_to_move();
                 self.game.truncate(ply);
                 Observed::meaning(Meaning::TakenBack {
@@ -761,10 +763,6 @@ impl Observer {
                     ply,
                     before,
                 })
-            }
-            other => {
-                followed.backreq = other;
-                Observed::breach(Breach::BackAccWithoutRequest)
             }
         }
     }

@@ -1230,6 +1230,12 @@ fn our_take_back() {
     let outs = h.wait(Duration::from_secs(31));
     assert!(outs.violations()[0].told);
     assert!(outs.thinking().is_some());
+    // A K0 after the time-out: the dialogue goes back all the same, and so do we.
+    let outs = h.recv("K0");
+    assert!(outs.violations().is_empty());
+    assert!(outs.stops_thinking());
+    assert_eq!(h.ply(), 1);
+    assert_eq!(h.phase(), PhaseKind::TheirTurn);
 
     let mut h = four_plies();
     assert!(matches!(
