@@ -20,7 +20,7 @@
 //!
 //! # Decisions (where the spec leaves room or assumes a correct peer)
 //!
-//! - **What DXP allows** is the [`Observer`](crate::dialogue::Observer)'s: the machine feeds it
+//! - **What DXP allows** is the [`Observer`]'s: the machine feeds it
 //!   every message it sends and receives, and it holds the game's position and says what a
 //!   message means or which rule it breaks. What follows is the player's policy on top.
 //! - **Ending a game.** On our turn we send GAMEEND instead of a MOVE when we have no legal
