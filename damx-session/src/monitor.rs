@@ -6,7 +6,9 @@
 //! end of each party's stream to [`Monitor::closed`]. Each call returns an [`Observation`]:
 //! what the frame means for the game in words (`game 1: 12... 19x28`) and the
 //! [`Finding`]s, if any. The monitor never sends, never blocks and never panics; whatever a
-//! party sends, it keeps following.
+//! party sends, it keeps following. The rules are the dialogue's
+//! [`Observer`]; the monitor words what it says, and counts each
+//! party's noise.
 //!
 //! What it flags ([`FindingKind`]):
 //!
