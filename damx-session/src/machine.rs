@@ -55,8 +55,8 @@
 //!   the game (0 <= ply <= moves played; equal is a no-op), else declined (`K2`); thinking
 //!   stops, and whoever is to move there moves next. Our own BACKREQ (on command) holds back
 //!   our moves until the answer: `K0` restores the position, `K1`/`K2` (or no answer within
-//!   the reply time-out) let the game go on; a `K0` after the time-out still takes the game
-//!   back, as the dialogue says. A MOVE that crosses our BACKREQ is applied
+//!   the reply time-out) let the game go on; after the time-out the request is withdrawn, so a
+//!   late `K0` answers nothing and is reported. A MOVE that crosses our BACKREQ is applied
 //!   normally first. During our GAMEEND handshake a BACKREQ gets `K2`.
 //! - **What the spec does not allow.** An illegal MOVE, a MOVE out of turn, or a frame that
 //!   does not decode during a game: reported with its raw bytes, told by CHAT, and the game
@@ -1091,6 +1091,7 @@ impl PlayerMachine {
             && now >= due
         {
             play.our_backreq = None;
+            self.dialogue.withdraw_back_request(US);
             let what = format!("no BACKACC within {} s", self.timeouts.reply.as_secs());
             violation(what, None, true, ViolationAction::Ignored, out);
             return self.start_turn(play, now, out);

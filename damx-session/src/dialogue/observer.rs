@@ -474,6 +474,14 @@ impl Observer {
         }
     }
 
+    /// `by` stops waiting for the answer to its BACKREQ: a BACKACC that comes later answers
+    /// nothing.
+    pub fn withdraw_back_request(&mut self, by: Party) {
+        if let Phase::Playing(followed) = &mut self.phase {
+            followed.backreq[by.index()] = None;
+        }
+    }
+
     fn followed(&self) -> Option<&Followed> {
         match &self.phase {
             Phase::Playing(followed) | Phase::Ending { followed, .. } => Some(followed),

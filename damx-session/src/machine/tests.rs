@@ -1230,12 +1230,14 @@ fn our_take_back() {
     let outs = h.wait(Duration::from_secs(31));
     assert!(outs.violations()[0].told);
     assert!(outs.thinking().is_some());
-    // A K0 after the time-out: the dialogue goes back all the same, and so do we.
+    // A K0 after the time-out answers nothing: the request was withdrawn.
     let outs = h.recv("K0");
-    assert!(outs.violations().is_empty());
-    assert!(outs.stops_thinking());
-    assert_eq!(h.ply(), 1);
-    assert_eq!(h.phase(), PhaseKind::TheirTurn);
+    let violations = outs.violations();
+    assert_eq!(violations[0].what, "BACKACC without a BACKREQ");
+    assert!(violations[0].told);
+    assert!(!outs.stops_thinking());
+    assert_eq!(h.ply(), 4);
+    assert_eq!(h.phase(), PhaseKind::OurTurn);
 
     let mut h = four_plies();
     assert!(matches!(
