@@ -88,7 +88,7 @@ use damx_wire::{
 use crate::config::{GameSettings, Role, RoleConfig, SessionConfig, Timeouts};
 use crate::convert::{back_request_for_ply, color_from_wire, move_to_wire, start_position};
 use crate::dialogue::{
-    Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, Party, SEND_AWAY,
+    Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, Party, Rule, SEND_AWAY,
     acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, rules_ending,
 };
 use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
@@ -577,7 +577,13 @@ impl PlayerMachine {
                 self.played(&mut play, &before, mv, spent, Side::Peer, out);
                 return self.start_turn(play, now, out);
             }
-            (_, Some(Breach::MoveOutOfTurn { .. })) => {
+            (
+                None,
+                Some(Breach {
+                    rule: Rule::OutOfTurn,
+                    ..
+                }),
+            ) => {
                 violation(
                     format!("move {text} out of turn"),
                     raw,
@@ -587,14 +593,20 @@ impl PlayerMachine {
                 );
                 Termination::OutOfTurn { by, raw: text }
             }
-            (_, Some(Breach::IllegalMove { error, .. })) => {
+            (
+                _,
+                Some(Breach {
+                    illegal: Some(error),
+                    ..
+                }),
+            ) => {
                 let what = format!("illegal move {text}: {error}");
                 violation(what, raw, true, ViolationAction::EndedGame, out);
                 let why = error.to_string();
                 Termination::IllegalMove { by, raw: text, why }
             }
             (Some(Meaning::Ended { reason, stop, .. }), breach) => {
-                if let Some(Breach::EndOutOfTurn { .. }) = breach {
+                if breach.is_some_and(|breach| breach.rule == Rule::OutOfTurn) {
                     let what = "GAMEEND on our turn (accepted)".to_owned();
                     violation(what, raw, false, ViolationAction::EndedGame, out);
                 }
@@ -623,9 +635,13 @@ impl PlayerMachine {
                 return self.take_back(play, now, ply, before, Side::Us, out);
             }
             (Some(Meaning::BackRefused { .. }), _)
-            | (_, Some(Breach::TakeBackNotInGame { .. }))
-                if play.our_backreq.is_some() =>
-            {
+            | (
+                _,
+                Some(Breach {
+                    rule: Rule::BadField,
+                    ..
+                }),
+            ) if play.our_backreq.is_some() && matches!(message, Message::BackAcc(_)) => {
                 play.our_backreq = None;
                 if let Message::BackAcc(BackAcc { code }) = message {
                     out.push(Output::Event(Event::TakeBackRefused {

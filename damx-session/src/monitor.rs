@@ -207,7 +207,7 @@ impl Monitor {
             findings: Vec::new(),
         };
         for breach in observed.breaches {
-            observation.flag(breach.rule(), from, breach.to_string());
+            observation.flag(breach.rule, from, breach.what);
         }
         observation
     }

@@ -9,7 +9,7 @@
 //! Initiator is the one that sends the first GAMEREQ.
 //!
 //! ```
-//! use damx_session::dialogue::{Breach, Meaning, Observer, Party};
+//! use damx_session::dialogue::{Breach, Meaning, Observer, Party, Rule};
 //! use damx_wire::decode;
 //!
 //! let mut observer = Observer::new();
@@ -19,7 +19,7 @@
 //! let started = observer.observe(Party::B, &accept);
 //! assert!(matches!(started.meaning, Some(Meaning::Started { white: Party::B, .. })));
 //! let early = observer.observe(Party::A, &decode(b"M0001322800").unwrap());
-//! assert!(matches!(early.breaches[..], [Breach::MoveOutOfTurn { .. }]));
+//! assert!(matches!(early.breaches[..], [Breach { rule: Rule::OutOfTurn, .. }]));
 //! ```
 
 use std::fmt;
@@ -108,170 +108,35 @@ impl Rule {
     }
 }
 
-/// A rule of the dialogue that a message (or a close) broke. `Display` says it from the
-/// sender's side (`sent a MOVE outside a game`).
+/// A rule of the dialogue that a message (or a close) broke.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[expect(missing_docs, reason = "each variant's documentation names its fields")]
-pub enum Breach {
-    /// A GAMEREQ from the Follower.
-    RequestByFollower,
-    /// A GAMEREQ during game `number` (the game goes on; a GAMEACC `2` is due).
-    RequestInGame { number: u32 },
-    /// A GAMEREQ before game `number`'s was answered.
-    RequestUnanswered { number: u32 },
-    /// A GAMEREQ instead of the acknowledgement of game `number`'s GAMEEND.
-    RequestUnacknowledged { number: u32 },
-    /// A GAMEREQ before the sender's own GAMEEND of game `number` was acknowledged.
-    RequestBeforeAck { number: u32 },
-    /// A GAMEREQ after a handshake with stop code `1`.
-    RequestAfterStop,
-    /// A GAMEACC `0` to a request of protocol version `version`.
-    AcceptedVersion { version: u8 },
-    /// A GAMEACC `0` to a request whose start cannot be played (why); no game starts.
-    AcceptedUnplayable { why: String },
-    /// A GAMEACC `0` to a GAMEREQ during game `number`.
-    AcceptedInGame { number: u32 },
-    /// A GAMEACC to the sender's own GAMEREQ, or with no GAMEREQ to answer.
-    Answer { own: bool, stopped: bool },
-    /// A MOVE in game `number` when `to_move` (`color`) was to move.
-    MoveOutOfTurn {
-        number: u32,
-        to_move: Party,
-        color: Color,
-    },
-    /// A MOVE that no legal move of game `number` (`color` to move) matches.
-    IllegalMove {
-        number: u32,
-        color: Color,
-        error: MoveMatchError,
-    },
-    /// A MOVE instead of the acknowledgement of the other party's GAMEEND.
-    MoveInsteadOfAck,
-    /// A message that belongs in a game, out of one (after the sender's own GAMEEND, or
-    /// after the session stopped).
-    OutsideGame { what: &'static str, stopped: bool },
-    /// A first GAMEEND in game `number` from the party not to move (and not answering an
-    /// offence).
-    EndOutOfTurn { number: u32 },
-    /// An acknowledgement with a reason other than `0`.
-    AckWithReason { reason: EndReason },
-    /// A second GAMEEND of game `number` before the first was acknowledged.
-    SecondEnd { number: u32 },
-    /// A BACKACC `0` to a take-back to `ply`, which is not in the game.
-    TakeBackNotInGame { ply: usize },
-    /// A BACKACC with no BACKREQ to answer.
-    BackAccWithoutRequest,
-    /// The connection closed during game `number`.
-    ClosedInGame { number: u32 },
-    /// The connection closed without acknowledging game `number`'s GAMEEND.
-    ClosedWithoutAck { number: u32 },
+pub struct Breach {
+    /// The kind of rule broken.
+    pub rule: Rule,
+    /// What happened, from the sender's side (`sent a MOVE outside a game`).
+    pub what: String,
+    /// For an illegal MOVE: why no legal move matches it.
+    pub illegal: Option<MoveMatchError>,
 }
 
 impl Breach {
-    /// The kind of rule broken.
-    pub fn rule(&self) -> Rule {
-        match self {
-            Breach::RequestUnacknowledged { .. }
-            | Breach::MoveInsteadOfAck
-            | Breach::ClosedWithoutAck { .. } => Rule::MissingAck,
-            Breach::RequestAfterStop
-            | Breach::Answer { stopped: true, .. }
-            | Breach::OutsideGame { stopped: true, .. } => Rule::AfterStop,
-            Breach::AcceptedVersion { .. }
-            | Breach::AcceptedUnplayable { .. }
-            | Breach::AcceptedInGame { .. }
-            | Breach::AckWithReason { .. }
-            | Breach::TakeBackNotInGame { .. } => Rule::BadField,
-            Breach::MoveOutOfTurn { .. } | Breach::EndOutOfTurn { .. } => Rule::OutOfTurn,
-            Breach::IllegalMove { .. } => Rule::IllegalMove,
-            Breach::ClosedInGame { .. } => Rule::ClosedInGame,
-            _ => Rule::OutOfState,
+    fn new(rule: Rule, what: impl Into<String>) -> Breach {
+        let what = what.into();
+        Breach {
+            rule,
+            what,
+            illegal: None,
         }
     }
-}
 
-impl fmt::Display for Breach {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Breach::RequestByFollower => write!(f, "sent a GAMEREQ, but it is the Follower"),
-            Breach::RequestInGame { number } => {
-                write!(f, "sent a GAMEREQ during game {number}")
-            }
-            Breach::RequestUnanswered { number } => {
-                write!(f, "sent a GAMEREQ before game {number} was answered")
-            }
-            Breach::RequestUnacknowledged { number } => write!(
-                f,
-                "sent a GAMEREQ without acknowledging the GAMEEND of game {number}"
-            ),
-            Breach::RequestBeforeAck { number } => write!(
-                f,
-                "sent a GAMEREQ before its GAMEEND of game {number} was acknowledged"
-            ),
-            Breach::RequestAfterStop => {
-                write!(f, "sent a GAMEREQ after the session was stopped")
-            }
-            Breach::AcceptedVersion { version } => {
-                write!(f, "accepted a GAMEREQ of protocol version {version:02}")
-            }
-            Breach::AcceptedUnplayable { why } => {
-                write!(f, "accepted a game that cannot be played: {why}")
-            }
-            Breach::AcceptedInGame { number } => write!(
-                f,
-                "accepted a GAMEREQ during game {number} (code 2 expected)"
-            ),
-            Breach::Answer { own: true, .. } => write!(f, "sent a GAMEACC to its own GAMEREQ"),
-            Breach::Answer { own: false, .. } => {
-                write!(f, "sent a GAMEACC without a GAMEREQ to answer")
-            }
-            Breach::MoveOutOfTurn {
-                number,
-                to_move,
-                color,
-            } => write!(
-                f,
-                "sent a MOVE in game {number} when {to_move} ({color}) was to move"
-            ),
-            Breach::IllegalMove {
-                number,
-                color,
-                error,
-            } => write!(
-                f,
-                "sent an illegal move in game {number} ({color} to move): {error}"
-            ),
-            Breach::MoveInsteadOfAck => {
-                write!(f, "sent a MOVE instead of acknowledging the GAMEEND")
-            }
-            Breach::OutsideGame { what, .. } => f.write_str(what),
-            Breach::EndOutOfTurn { number } => {
-                write!(f, "ended game {number} when it was not its turn")
-            }
-            Breach::AckWithReason { reason } => write!(
-                f,
-                "acknowledged the GAMEEND with reason {} (the spec asks for 0)",
-                char::from(reason.digit())
-            ),
-            Breach::SecondEnd { number } => write!(
-                f,
-                "sent a second GAMEEND before the first of game {number} was acknowledged"
-            ),
-            Breach::TakeBackNotInGame { ply } => write!(
-                f,
-                "accepted a take-back to ply {ply}, which is not in the game"
-            ),
-            Breach::BackAccWithoutRequest => {
-                write!(f, "sent a BACKACC without a BACKREQ to answer")
-            }
-            Breach::ClosedInGame { number } => {
-                write!(f, "closed the connection during game {number}")
-            }
-            Breach::ClosedWithoutAck { number } => write!(
-                f,
-                "closed the connection without acknowledging the GAMEEND of game {number}"
-            ),
-        }
+    /// A message that belongs in a game, out of one: out of state, or after the stop.
+    fn outside(what: &str, stopped: bool) -> Breach {
+        let rule = if stopped {
+            Rule::AfterStop
+        } else {
+            Rule::OutOfState
+        };
+        Breach::new(rule, what)
     }
 }
 
@@ -353,7 +218,11 @@ impl Observed {
         }
     }
 
-    fn breach(breach: Breach) -> Observed {
+    fn breach(rule: Rule, what: impl Into<String>) -> Observed {
+        Observed::broke(Breach::new(rule, what))
+    }
+
+    fn broke(breach: Breach) -> Observed {
         Observed {
             meaning: None,
             breaches: vec![breach],
@@ -508,26 +377,27 @@ impl Observer {
         if std::mem::replace(&mut self.closed[by.index()], true) {
             return Observed::default();
         }
-        let breach = match &self.phase {
-            Phase::Playing(followed) => Breach::ClosedInGame {
-                number: followed.number,
-            },
+        let (rule, what, number) = match &self.phase {
+            Phase::Playing(followed) => (Rule::ClosedInGame, "during", followed.number),
             Phase::Ending {
                 first, followed, ..
-            } if by != *first => Breach::ClosedWithoutAck {
-                number: followed.number,
-            },
+            } if by != *first => (
+                Rule::MissingAck,
+                "without acknowledging the GAMEEND of",
+                followed.number,
+            ),
             _ => return Observed::meaning(Meaning::Closed),
         };
         self.phase = Phase::Stopped;
-        Observed::breach(breach)
+        Observed::breach(rule, format!("closed the connection {what} game {number}"))
     }
 
     fn game_request(&mut self, from: Party, request: &GameReq) -> Observed {
         let mut observed = Observed::default();
         match self.initiator {
             Some(initiator) if initiator != from => {
-                observed.breaches.push(Breach::RequestByFollower);
+                let what = "sent a GAMEREQ, but it is the Follower";
+                observed.breaches.push(Breach::new(Rule::OutOfState, what));
             }
             Some(_) => {}
             None => self.initiator = Some(from),
@@ -535,23 +405,34 @@ impl Observer {
         let breach = match &mut self.phase {
             Phase::Playing(followed) => {
                 followed.stray_request = true;
-                observed.breaches.push(Breach::RequestInGame {
-                    number: followed.number,
-                });
+                let what = format!("sent a GAMEREQ during game {}", followed.number);
+                observed.breaches.push(Breach::new(Rule::OutOfState, what));
                 return observed;
             }
-            Phase::Requested { number, .. } => Some(Breach::RequestUnanswered { number: *number }),
+            Phase::Requested { number, .. } => Some((
+                Rule::OutOfState,
+                format!("before game {number} was answered"),
+            )),
             Phase::Ending {
                 first, followed, ..
-            } if *first != from => Some(Breach::RequestUnacknowledged {
-                number: followed.number,
-            }),
-            Phase::Ending { followed, .. } => Some(Breach::RequestBeforeAck {
-                number: followed.number,
-            }),
-            Phase::Stopped => Some(Breach::RequestAfterStop),
+            } if *first != from => Some((
+                Rule::MissingAck,
+                format!(
+                    "without acknowledging the GAMEEND of game {}",
+                    followed.number
+                ),
+            )),
+            Phase::Ending { followed, .. } => Some((
+                Rule::OutOfState,
+                format!(
+                    "before its GAMEEND of game {} was acknowledged",
+                    followed.number
+                ),
+            )),
+            Phase::Stopped => Some((Rule::AfterStop, "after the session was stopped".to_owned())),
             Phase::Idle => None,
-        };
+        }
+        .map(|(rule, what)| Breach::new(rule, format!("sent a GAMEREQ {what}")));
         observed.breaches.extend(breach);
         self.games += 1;
         self.phase = Phase::Requested {
@@ -581,14 +462,15 @@ impl Observer {
                 let mut observed = Observed::default();
                 let version = request.version.get();
                 if version != 1 {
-                    observed.breaches.push(Breach::AcceptedVersion { version });
+                    let what = format!("accepted a GAMEREQ of protocol version {version:02}");
+                    observed.breaches.push(Breach::new(Rule::BadField, what));
                 }
                 let start = match start_position(&request.start) {
                     Ok(start) => start,
                     Err(error) => {
                         self.phase = Phase::Idle;
-                        let why = error.to_string();
-                        observed.breaches.push(Breach::AcceptedUnplayable { why });
+                        let what = format!("accepted a game that cannot be played: {error}");
+                        observed.breaches.push(Breach::new(Rule::BadField, what));
                         return observed;
                     }
                 };
@@ -615,15 +497,20 @@ impl Observer {
                 followed.stray_request = false;
                 let number = followed.number;
                 if code == AcceptCode::Accepted {
-                    Observed::breach(Breach::AcceptedInGame { number })
+                    let what = format!("accepted a GAMEREQ during game {number} (code 2 expected)");
+                    Observed::breach(Rule::BadField, what)
                 } else {
                     Observed::meaning(Meaning::StrayRefused { number })
                 }
             }
-            phase => Observed::breach(Breach::Answer {
-                own: matches!(phase, Phase::Requested { .. }),
-                stopped: matches!(phase, Phase::Stopped),
-            }),
+            phase => Observed::broke(Breach::outside(
+                if matches!(phase, Phase::Requested { .. }) {
+                    "sent a GAMEACC to its own GAMEREQ"
+                } else {
+                    "sent a GAMEACC without a GAMEREQ to answer"
+                },
+                matches!(phase, Phase::Stopped),
+            )),
         }
     }
 
@@ -631,7 +518,8 @@ impl Observer {
         let followed = match &mut self.phase {
             Phase::Playing(followed) => followed,
             Phase::Ending { first, .. } if *first != from => {
-                return Observed::breach(Breach::MoveInsteadOfAck);
+                let what = "sent a MOVE instead of acknowledging the GAMEEND";
+                return Observed::breach(Rule::MissingAck, what);
             }
             Phase::Ending { .. } => return self.outside_game("sent a MOVE after its GAMEEND"),
             _ => return self.outside_game("sent a MOVE outside a game"),
@@ -657,16 +545,20 @@ impl Observer {
             Err(fault) => {
                 followed.offender = Some(from);
                 let color = before.side_to_move();
-                Observed::breach(match fault {
-                    MoveFault::OutOfTurn => Breach::MoveOutOfTurn {
-                        number,
-                        to_move: followed.party_of(self.game.position().side_to_move()),
-                        color,
-                    },
-                    MoveFault::Illegal(error) => Breach::IllegalMove {
-                        number,
-                        color,
-                        error,
+                Observed::broke(match fault {
+                    MoveFault::OutOfTurn => {
+                        let to_move = followed.party_of(color);
+                        let what = format!(
+                            "sent a MOVE in game {number} when {to_move} ({color}) was to move"
+                        );
+                        Breach::new(Rule::OutOfTurn, what)
+                    }
+                    MoveFault::Illegal(error) => Breach {
+                        rule: Rule::IllegalMove,
+                        what: format!(
+                            "sent an illegal move in game {number} ({color} to move): {error}"
+                        ),
+                        illegal: Some(error),
                     },
                 })
             }
@@ -687,7 +579,8 @@ impl Observer {
                 if followed.party_of(self.game.position().side_to_move()) != from
                     && !answers_offence
                 {
-                    observed.breaches.push(Breach::EndOutOfTurn { number });
+                    let what = format!("ended game {number} when it was not its turn");
+                    observed.breaches.push(Breach::new(Rule::OutOfTurn, what));
                 }
                 self.phase = Phase::Ending {
                     first: from,
@@ -708,7 +601,11 @@ impl Observer {
                     stopped,
                 });
                 if reason != EndReason::NoReason {
-                    observed.breaches.push(Breach::AckWithReason { reason });
+                    let what = format!(
+                        "acknowledged the GAMEEND with reason {} (the spec asks for 0)",
+                        char::from(reason.digit())
+                    );
+                    observed.breaches.push(Breach::new(Rule::BadField, what));
                 }
                 self.phase = if stopped { Phase::Stopped } else { Phase::Idle };
                 observed
@@ -724,7 +621,10 @@ impl Observer {
                     stop,
                     followed,
                 };
-                Observed::breach(Breach::SecondEnd { number })
+                let what = format!(
+                    "sent a second GAMEEND before the first of game {number} was acknowledged"
+                );
+                Observed::breach(Rule::OutOfState, what)
             }
             phase => {
                 self.phase = phase;
@@ -756,13 +656,17 @@ impl Observer {
             return self.outside_game("sent a BACKACC outside a game");
         };
         match followed.backreq[from.other().index()].take() {
-            None => Observed::breach(Breach::BackAccWithoutRequest),
+            None => Observed::breach(
+                Rule::OutOfState,
+                "sent a BACKACC without a BACKREQ to answer",
+            ),
             Some(_) if code != BackAccCode::Accepted => {
                 Observed::meaning(Meaning::BackRefused { code })
             }
-            Some(ply) if ply > self.game.ply() => {
-                Observed::breach(Breach::TakeBackNotInGame { ply })
-            }
+            Some(ply) if ply > self.game.ply() => Observed::breach(
+                Rule::BadField,
+                format!("accepted a take-back to ply {ply}, which is not in the game"),
+            ),
             Some(ply) => {
                 let before = self.game.position().side_to_move();
                 self.game.truncate(ply);
@@ -776,9 +680,9 @@ impl Observer {
     }
 
     /// A message that belongs in a game, out of one: out of state, or after the stop.
-    fn outside_game(&self, what: &'static str) -> Observed {
+    fn outside_game(&self, what: &str) -> Observed {
         let stopped = matches!(self.phase, Phase::Stopped);
-        Observed::breach(Breach::OutsideGame { what, stopped })
+        Observed::broke(Breach::outside(what, stopped))
     }
 }
 
@@ -797,6 +701,14 @@ mod tests {
                 let message = decode(text.as_bytes()).expect("a message");
                 observer.observe(*party, &message)
             })
+            .collect()
+    }
+
+    /// The rules `observed` says were broken, and how.
+    fn said(observed: &Observed) -> Vec<(Rule, &str)> {
+        let breaches = observed.breaches.iter();
+        breaches
+            .map(|breach| (breach.rule, &*breach.what))
             .collect()
     }
 
@@ -843,7 +755,13 @@ mod tests {
         );
         assert_eq!(observer.current().ply(), 0);
         let seen = feed(&mut observer, &[(A, "K0")]);
-        assert_eq!(seen[0].breaches, [Breach::BackAccWithoutRequest]);
+        assert_eq!(
+            said(&seen[0]),
+            [(
+                Rule::OutOfState,
+                "sent a BACKACC without a BACKREQ to answer"
+            )]
+        );
     }
 
     /// A GAMEEND from the side not to move breaks the turn, unless it answers an offence;
@@ -857,24 +775,31 @@ mod tests {
         let mut observer = Observer::new();
         feed(&mut observer, &start);
         let seen = feed(&mut observer, &[(B, "E00"), (A, "E20")]);
-        assert_eq!(seen[0].breaches, [Breach::EndOutOfTurn { number: 1 }]);
         assert_eq!(
-            seen[1].breaches,
-            [Breach::AckWithReason {
-                reason: EndReason::Draw
-            }]
+            said(&seen[0]),
+            [(Rule::OutOfTurn, "ended game 1 when it was not its turn")]
+        );
+        assert_eq!(
+            said(&seen[1]),
+            [(
+                Rule::BadField,
+                "acknowledged the GAMEEND with reason 2 (the spec asks for 0)"
+            )]
         );
         assert!(observer.game().is_none());
         let seen = feed(&mut observer, &[(B, "E00")]);
-        assert_eq!(seen[0].breaches[0].rule(), Rule::OutOfState);
+        assert_eq!(seen[0].breaches[0].rule, Rule::OutOfState);
 
         let mut observer = Observer::new();
         feed(&mut observer, &start);
         let seen = feed(&mut observer, &[(B, "M0001322800"), (A, "E01"), (B, "E01")]);
-        assert!(matches!(
-            seen[0].breaches[..],
-            [Breach::MoveOutOfTurn { to_move: A, .. }]
-        ));
+        assert_eq!(
+            said(&seen[0]),
+            [(
+                Rule::OutOfTurn,
+                "sent a MOVE in game 1 when A (white) was to move"
+            )]
+        );
         assert!(seen[1].breaches.is_empty(), "it answers the offence");
         assert!(matches!(
             seen[2].meaning,
@@ -884,6 +809,12 @@ mod tests {
             &mut observer,
             &[(A, "R01damx                            Z005000A")],
         );
-        assert_eq!(seen[0].breaches, [Breach::RequestAfterStop]);
+        assert_eq!(
+            said(&seen[0]),
+            [(
+                Rule::AfterStop,
+                "sent a GAMEREQ after the session was stopped"
+            )]
+        );
     }
 }

@@ -15,7 +15,7 @@ use super::{
 };
 use crate::convert::move_to_wire;
 use crate::dialogue::{
-    Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, Party, SEND_AWAY,
+    Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, Party, Rule, SEND_AWAY,
     acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, rules_ending,
 };
 use crate::driver::dxp_name;
@@ -360,8 +360,7 @@ impl RefereeMachine {
                 self.on_move(color, received, observed, now, out);
             }
             (Phase::InGame, Message::GameEnd(end)) => {
-                let in_turn = !(observed.breaches.iter())
-                    .any(|breach| matches!(breach, Breach::EndOutOfTurn { .. }));
+                let in_turn = !(observed.breaches.iter()).any(|b| b.rule == Rule::OutOfTurn);
                 self.on_claim(color, end, in_turn, now, out);
             }
             (Phase::InGame, Message::BackReq(_)) => {
@@ -431,9 +430,13 @@ impl RefereeMachine {
         let text = Message::Move(received).to_string();
         let (reason, detail) = match (observed.meaning, observed.breaches.first()) {
             (Some(Meaning::Moved { mv, .. }), _) => return self.on_legal_move(color, mv, now, out),
-            (_, Some(Breach::IllegalMove { error, .. })) => {
-                (Reason::IllegalMove, format!("{text}: {error}"))
-            }
+            (
+                _,
+                Some(Breach {
+                    illegal: Some(error),
+                    ..
+                }),
+            ) => (Reason::IllegalMove, format!("{text}: {error}")),
             _ => (Reason::OutOfTurn, format!("{text} out of turn")),
         };
         self.forfeit(color, reason, detail, now, out);
