@@ -89,7 +89,8 @@ use crate::config::{GameSettings, Role, RoleConfig, SessionConfig, Timeouts};
 use crate::convert::{back_request_for_ply, color_from_wire, move_to_wire, start_position};
 use crate::dialogue::{
     Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, Party, Rule, SEND_AWAY,
-    acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, rules_ending,
+    acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, is_noise,
+    rules_ending,
 };
 use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
 use crate::player::{ClockState, GameInfo, TakeBackPolicy};
@@ -411,9 +412,7 @@ impl PlayerMachine {
                 Input::Peer(incoming) => {
                     let noisy = match &incoming {
                         Incoming::Bad(_) => true,
-                        Incoming::Message(message) => {
-                            matches!(message, Message::Chat(_) | Message::BackReq(_))
-                        }
+                        Incoming::Message(message) => is_noise(message),
                         Incoming::Closed | Incoming::Failed(_) => false,
                     };
                     let phase = self.on_incoming(phase, now, incoming, &mut out);
@@ -543,14 +542,8 @@ impl PlayerMachine {
             (phase @ (Phase::AwaitingAcc { .. } | Phase::AwaitingRequest { .. }), message)
                 if matches!(message, Message::GameEnd(_)) =>
             {
-                let what = "GAMEEND between games".to_owned();
-                violation(
-                    what,
-                    raw_of(&message),
-                    false,
-                    ViolationAction::Tolerated,
-                    out,
-                );
+                let (what, raw) = ("GAMEEND between games".to_owned(), raw_of(&message));
+                violation(what, raw, false, ViolationAction::Tolerated, out);
                 phase
             }
             (phase, message) => {
@@ -584,13 +577,8 @@ impl PlayerMachine {
                     ..
                 }),
             ) => {
-                violation(
-                    format!("move {text} out of turn"),
-                    raw,
-                    true,
-                    ViolationAction::EndedGame,
-                    out,
-                );
+                let what = format!("move {text} out of turn");
+                violation(what, raw, true, ViolationAction::EndedGame, out);
                 Termination::OutOfTurn { by, raw: text }
             }
             (
@@ -1178,13 +1166,8 @@ impl PlayerMachine {
             };
             self.finish_game(&play, win(play.our_color()), termination, out);
         }
-        violation(
-            self.noise.spent(),
-            None,
-            false,
-            ViolationAction::Closed,
-            out,
-        );
+        let what = self.noise.spent();
+        violation(what, None, false, ViolationAction::Closed, out);
         self.close(CloseReason::Noise, out)
     }
 

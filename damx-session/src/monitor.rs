@@ -59,7 +59,7 @@ use damx_wire::{EndReason, Message};
 
 use crate::config::NoiseBudget;
 use crate::convert::{color_from_wire, start_position};
-use crate::dialogue::{Meaning, NoiseMeter, Observed, Observer};
+use crate::dialogue::{Meaning, NoiseMeter, Observed, Observer, is_noise};
 
 pub use crate::dialogue::{Party, Rule as FindingKind};
 
@@ -181,7 +181,7 @@ impl Monitor {
     ) -> (Observation, bool) {
         match frame {
             Ok(message) => {
-                let noisy = matches!(message, Message::Chat(_) | Message::BackReq(_));
+                let noisy = is_noise(message);
                 let observed = self.observer.observe(from, message);
                 (self.words(from, observed), noisy)
             }

@@ -48,7 +48,7 @@ use std::time::{Duration, Instant};
 
 use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
 use damx_wire::{
-    AcceptCode, EndReason, FrameErrorKind, GameEnd, GameReq, Minutes, MoveLimit, Name,
+    AcceptCode, EndReason, FrameErrorKind, GameEnd, GameReq, Message, Minutes, MoveLimit, Name,
     ProtocolVersion, StopCode, StreamError,
 };
 
@@ -252,6 +252,12 @@ pub fn claim_ending(ender: Color, reason: EndReason) -> (Option<GameResult>, Ter
         EndReason::Win => (Some(win(ender)), Termination::WinClaimed { by: ender }),
         EndReason::NoReason => (None, Termination::Ended { by: ender }),
     }
+}
+
+/// Whether `message` counts against the [`NoiseBudget`]: a CHAT or a BACKREQ does (and so does
+/// a frame that is not a message), the rest is the dialogue.
+pub(crate) const fn is_noise(message: &Message) -> bool {
+    matches!(message, Message::Chat(_) | Message::BackReq(_))
 }
 
 /// The noise one connection made so far against its [`NoiseBudget`]: a leaky bucket, the

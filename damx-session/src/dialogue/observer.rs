@@ -567,34 +567,36 @@ impl Observer {
 
     fn game_end(&mut self, from: Party, reason: EndReason, stop: StopCode) -> Observed {
         let stops = stop == StopCode::Stop;
-        match std::mem::replace(&mut self.phase, Phase::Idle) {
+        match &self.phase {
             Phase::Playing(followed) => {
                 let number = followed.number;
-                let answers_offence = followed.offender == Some(from.other());
                 let mut observed = Observed::meaning(Meaning::Ended {
                     number,
                     reason,
                     stop: stops,
                 });
+                let answers_offence = followed.offender == Some(from.other());
                 if followed.party_of(self.game.position().side_to_move()) != from
                     && !answers_offence
                 {
                     let what = format!("ended game {number} when it was not its turn");
                     observed.breaches.push(Breach::new(Rule::OutOfTurn, what));
                 }
+                let followed = followed.clone();
+                let (first, stop) = (from, stops);
                 self.phase = Phase::Ending {
-                    first: from,
-                    stop: stops,
+                    first,
+                    stop,
                     followed,
                 };
                 observed
             }
             Phase::Ending {
                 first,
-                stop: first_stop,
+                stop,
                 followed,
-            } if first != from => {
-                let stopped = first_stop || stops;
+            } if *first != from => {
+                let stopped = *stop || stops;
                 let mut observed = Observed::meaning(Meaning::Acknowledged {
                     number: followed.number,
                     plies: self.game.ply(),
@@ -610,26 +612,14 @@ impl Observer {
                 self.phase = if stopped { Phase::Stopped } else { Phase::Idle };
                 observed
             }
-            Phase::Ending {
-                first,
-                stop,
-                followed,
-            } => {
-                let number = followed.number;
-                self.phase = Phase::Ending {
-                    first,
-                    stop,
-                    followed,
-                };
-                let what = format!(
-                    "sent a second GAMEEND before the first of game {number} was acknowledged"
-                );
-                Observed::breach(Rule::OutOfState, what)
-            }
-            phase => {
-                self.phase = phase;
-                self.outside_game("sent a GAMEEND outside a game")
-            }
+            Phase::Ending { followed, .. } => Observed::breach(
+                Rule::OutOfState,
+                format!(
+                    "sent a second GAMEEND before the first of game {} was acknowledged",
+                    followed.number
+                ),
+            ),
+            _ => self.outside_game("sent a GAMEEND outside a game"),
         }
     }
 

@@ -16,7 +16,8 @@ use super::{
 use crate::convert::move_to_wire;
 use crate::dialogue::{
     Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, Party, Rule, SEND_AWAY,
-    acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, rules_ending,
+    acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, is_noise,
+    rules_ending,
 };
 use crate::driver::dxp_name;
 use crate::machine::Incoming;
@@ -205,7 +206,7 @@ impl RefereeMachine {
         let mut out = Vec::new();
         match input {
             RefereeInput::Peer(color, Incoming::Message(message)) => {
-                let noisy = matches!(message, Message::Chat(_) | Message::BackReq(_));
+                let noisy = is_noise(&message);
                 self.on_message(color, message, now, &mut out);
                 self.count_noise(color, noisy, now, &mut out);
             }
