@@ -743,11 +743,7 @@ impl PlayerMachine {
     ) -> Phase {
         match phase {
             Phase::Playing(mut play) => {
-                self.stop_thinking(&mut play, out);
-                let (result, termination) = play
-                    .rules_verdict(self.dialogue.current())
-                    .unwrap_or((GameResult::Unfinished, Termination::ConnectionLost));
-                self.finish_game(&play, result, termination, out);
+                self.abandon(&mut play, Termination::ConnectionLost, out);
                 self.close(reason, out)
             }
             Phase::Ending { .. } if self.our_stop_code() => {
@@ -993,11 +989,7 @@ impl PlayerMachine {
             }
             (Command::Abort, phase) => {
                 if let Phase::Playing(mut play) = phase {
-                    self.stop_thinking(&mut play, out);
-                    let (result, termination) = play
-                        .rules_verdict(self.dialogue.current())
-                        .unwrap_or((GameResult::Unfinished, Termination::Aborted));
-                    self.finish_game(&play, result, termination, out);
+                    self.abandon(&mut play, Termination::Aborted, out);
                 }
                 self.close(CloseReason::Aborted, out)
             }
@@ -1401,6 +1393,16 @@ impl PlayerMachine {
     ) {
         let record = play.record(self.dialogue.current(), result, termination);
         out.push(Output::Event(Event::GameOver(Box::new(record))));
+    }
+
+    /// The game stops without a GAMEEND (`termination`, unfinished, unless the rules decided
+    /// it already).
+    fn abandon(&self, play: &mut Play, termination: Termination, out: &mut Vec<Output>) {
+        self.stop_thinking(play, out);
+        let (result, termination) = play
+            .rules_verdict(self.dialogue.current())
+            .unwrap_or((GameResult::Unfinished, termination));
+        self.finish_game(play, result, termination, out);
     }
 
     /// Sends `message`, and follows it in the dialogue.

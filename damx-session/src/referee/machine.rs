@@ -452,11 +452,7 @@ impl RefereeMachine {
         out: &mut Vec<RefereeOutput>,
     ) {
         let spent = self.charge(color, now);
-        if let Some(budget) = self.config.budget()
-            && self.config.time_loss
-            && self.clock.is_past(budget, self.config.time_margin, color)
-        {
-            let detail = self.time_detail(color, budget);
+        if let Some(detail) = self.out_of_time(color) {
             self.forfeit(color, Reason::Time, detail, now, out);
             return;
         }
@@ -580,14 +576,9 @@ impl RefereeMachine {
                 Phase::InGame => {
                     let waited = now.saturating_duration_since(self.clock.turn_since());
                     self.charge(color, now);
-                    let (reason, detail) = match self.config.budget() {
-                        Some(budget)
-                            if self.config.time_loss
-                                && self.clock.is_past(budget, self.config.time_margin, color) =>
-                        {
-                            (Reason::Time, self.time_detail(color, budget))
-                        }
-                        _ => (
+                    let (reason, detail) = match self.out_of_time(color) {
+                        Some(detail) => (Reason::Time, detail),
+                        None => (
                             Reason::Silent,
                             format!("no move within {:.1} s", waited.as_secs_f64()),
                         ),
@@ -649,12 +640,12 @@ impl RefereeMachine {
         spent
     }
 
-    fn time_detail(&self, color: Color, budget: Duration) -> String {
-        format!(
-            "used {:.1} s of {} s",
-            self.clock.used(color).as_secs_f64(),
-            budget.as_secs()
-        )
+    /// How `color` lost on time, when the time loses and its clock is past the margin.
+    fn out_of_time(&self, color: Color) -> Option<String> {
+        let budget = self.config.budget().filter(|_| self.config.time_loss)?;
+        let used = self.clock.used(color);
+        (self.clock.is_past(budget, self.config.time_margin, color))
+            .then(|| format!("used {:.1} s of {} s", used.as_secs_f64(), budget.as_secs()))
     }
 
     /// `color` is to move from `now`: its clock runs and its deadline is set.
