@@ -1135,10 +1135,10 @@ impl PlayerMachine {
                     if v.action != ViolationAction::Tolerated)
             })
             .count() as u32;
-        if (!noisy && violations == 0) || matches!(phase, Phase::Closed) {
+        if matches!(phase, Phase::Closed) {
             return phase;
         }
-        let within = self.noise.count(now, violations);
+        let within = self.noise.count(now, noisy, violations);
         out.retain(|output| {
             !matches!(output, Output::Send(Message::Chat(_))) || self.noise.reply_allowed(now)
         });

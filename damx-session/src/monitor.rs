@@ -166,7 +166,7 @@ impl Monitor {
         let (mut observation, noisy) = self.observe(from, frame);
         let findings = observation.findings.len() as u32;
         let (meter, flagged) = &mut self.noise[from.index()];
-        if (noisy || findings > 0) && !meter.count(now, findings) && !*flagged {
+        if !meter.count(now, noisy, findings) && !*flagged {
             *flagged = true;
             observation.flag(FindingKind::Noise, from, meter.spent());
         }

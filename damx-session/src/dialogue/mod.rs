@@ -287,9 +287,13 @@ impl NoiseMeter {
         }
     }
 
-    /// Counts one noisy input at `now` that broke the rules `breaches` times; `false` once the
-    /// budget is spent.
-    pub(crate) fn count(&mut self, now: Instant, breaches: u32) -> bool {
+    /// Counts one input at `now`, `noisy` ([`is_noise`], or a bad frame) or breaking the rules
+    /// `breaches` times (an input that is neither costs nothing); `false` once the budget is
+    /// spent.
+    pub(crate) fn count(&mut self, now: Instant, noisy: bool, breaches: u32) -> bool {
+        if !noisy && breaches == 0 {
+            return true;
+        }
         if let Some(at) = self.at {
             let drained =
                 now.saturating_duration_since(at).as_secs_f64() * f64::from(self.budget.per_second);
@@ -343,18 +347,24 @@ mod tests {
         };
         let now = Instant::now();
         let mut meter = NoiseMeter::new(budget);
-        assert!((0..3).all(|_| meter.count(now, 0)));
-        assert!(!meter.count(now, 0), "the fourth at once is too much");
+        assert!((0..3).all(|_| meter.count(now, true, 0)));
+        assert!(!meter.count(now, true, 0), "the fourth at once is too much");
         let mut meter = NoiseMeter::new(budget);
-        assert!((0..3).all(|_| meter.count(now, 0)));
-        assert!(meter.count(now + Duration::from_secs(2), 0), "drained");
+        assert!((0..3).all(|_| meter.count(now, true, 0)));
+        assert!(
+            meter.count(now + Duration::from_secs(2), true, 0),
+            "drained"
+        );
         let mut meter = NoiseMeter::new(budget);
         let later = |s| now + Duration::from_secs(s);
-        assert!((0..4).all(|s| meter.count(later(10 * s), 1)));
-        assert!(!meter.count(later(100), 1), "the fifth breach in all");
+        assert!((0..4).all(|s| meter.count(later(10 * s), false, 1)));
+        assert!(
+            !meter.count(later(100), false, 1),
+            "the fifth breach in all"
+        );
         let allowed: Vec<bool> = (0..3).map(|_| meter.reply_allowed(later(100))).collect();
         assert_eq!(allowed, [true, true, false]);
-        meter.count(later(101), 0);
+        meter.count(later(101), true, 0);
         assert!(meter.reply_allowed(later(101)), "a new second");
     }
 

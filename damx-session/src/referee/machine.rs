@@ -625,7 +625,7 @@ impl RefereeMachine {
             })
             .count() as u32;
         let seat = self.seat(color);
-        if (!noisy && notes == 0) || seat.phase == Phase::Closed || seat.noise.count(now, notes) {
+        if seat.phase == Phase::Closed || seat.noise.count(now, noisy, notes) {
             return;
         }
         let detail = seat.noise.spent();
