@@ -24,9 +24,9 @@
 //! - [`Observer`]: one dialogue followed from outside, message by message from either end:
 //!   its phase, position and take-back request, what each message means ([`Meaning`]) and
 //!   which rules it breaks ([`Breach`]);
-//! - `NoiseMeter`: the [`NoiseBudget`] of one connection (harmless bad frames, chats,
-//!   take-back requests and tolerated breaches, a burst and a rate), and the rate of CHAT
-//!   replies.
+//! - `is_noise` and `NoiseMeter`: what counts against the [`NoiseBudget`] of one connection
+//!   (bad frames, chats, take-back requests and breaches, a burst and a rate), and the rate of
+//!   CHAT replies.
 //!
 //! ```
 //! use damx_session::dialogue::{FrameFault, frame_fault};
