@@ -51,6 +51,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
+use damx_engine::egdb::EgdbLocation;
 use damx_engine::pattern::PatternWeights;
 use damx_engine::{BENCH_DEPTH, BenchOptions, EngineOptions, EvalParams, Limits};
 use damx_rules::Position;
@@ -66,7 +67,7 @@ mod hub;
 mod referee;
 mod session;
 
-pub(crate) use egdb::EgdbArgs;
+pub(crate) use egdb::{EgdbAction, EgdbArgs};
 pub(crate) use hub::HubArgs;
 pub(crate) use referee::{MatchArgs, TournamentArgs};
 pub(crate) use session::{DemoArgs, FollowArgs, InitiateArgs, PlayArgs, ProxyArgs};
@@ -478,11 +479,11 @@ impl EngineArgs {
     /// The database directory the options name: `--egdb DIR`, or the default directory when it
     /// exists; `None` for `--egdb off`.
     pub(crate) fn egdb_dir(&self) -> Option<PathBuf> {
-        match self.egdb.as_deref() {
-            Some(dir) if dir.as_os_str() == "off" => None,
-            Some(dir) => Some(dir.to_path_buf()),
-            None => damx_engine::egdb::default_dir().filter(|dir| dir.is_dir()),
-        }
+        let location = self
+            .egdb
+            .as_deref()
+            .map_or_else(Default::default, EgdbLocation::from);
+        location.dir()
     }
 }
 

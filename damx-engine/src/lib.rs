@@ -56,6 +56,7 @@ mod limits;
 pub mod openings;
 pub mod pattern;
 pub mod perft;
+mod report;
 mod score;
 mod search;
 mod tt;
@@ -68,6 +69,7 @@ pub use engine::{Engine, EngineOptions, Progress, SearchResult};
 pub use eval::{EvalParams, evaluate_with};
 pub use features::SearchFeatures;
 pub use limits::{Clock, Limits, StopSignal};
+pub use report::{AnalysisLine, MoveCount, PerftReport};
 pub use score::Score;
 
 use damx_rules::Position;

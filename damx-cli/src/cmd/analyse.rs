@@ -10,16 +10,13 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use damx_engine::{Engine, EngineOptions, Limits, Progress as Iteration, StopSignal};
+use damx_engine::{AnalysisLine, Engine, EngineOptions, Limits, Progress as Iteration, StopSignal};
 use damx_rules::{Game, Position, pdn};
-use serde::Serialize;
 
 use crate::error::Error;
 use crate::input::read_text;
 use crate::log::info;
 use crate::progress::Progress;
-
-use super::ScoreJson;
 
 /// What `analyse` looks at: a position given on the command line, or a PDN file.
 #[derive(Debug, Clone)]
@@ -84,9 +81,8 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
                 Ok(iteration) => {
                     progress.clear();
                     last_depth = iteration.depth;
-                    let written = printer
-                        .iteration(&iteration, out)
-                        .and_then(|()| out.flush());
+                    let line = AnalysisLine::iteration(&root, &iteration);
+                    let written = printer.line(&line, out).and_then(|()| flush(out));
                     if let Err(e) = written {
                         write_error = Some(e);
                         stop.stop();
@@ -111,9 +107,13 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         Err(panic) => std::panic::resume_unwind(panic),
     };
     if let Some(e) = write_error {
-        return Err(Error::stdout(e));
+        return Err(e);
     }
-    printer.result(&result, out).map_err(Error::stdout)
+    printer.line(&AnalysisLine::result(&root, &result), out)
+}
+
+fn flush(out: &mut dyn Write) -> Result<(), Error> {
+    out.flush().map_err(Error::stdout)
 }
 
 /// The game whose last position is analysed: a one-position game for a FEN, else the chosen
@@ -166,117 +166,22 @@ struct Printer {
     titled: bool,
 }
 
-/// One JSON line per completed depth.
-#[derive(Serialize)]
-struct IterationLine<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    depth: u32,
-    score: ScoreJson,
-    nodes: u64,
-    nodes_per_second: u64,
-    seconds: f64,
-    pv: &'a [String],
-}
-
-/// The last JSON line.
-#[derive(Serialize)]
-struct ResultLine<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    fen: String,
-    best_move: Option<String>,
-    score: ScoreJson,
-    depth: u32,
-    nodes: u64,
-    seconds: f64,
-    pv: &'a [String],
-}
-
 impl Printer {
     /// The position (text only).
     fn header(&self, out: &mut dyn Write) -> std::io::Result<()> {
         if self.json {
             return Ok(());
         }
-        writeln!(out, "{}", self.root.diagram())?;
-        writeln!(out, "{}", self.root.to_fen())?;
-        writeln!(out)?;
+        writeln!(out, "{}\n{}\n", self.root.diagram(), self.root.to_fen())?;
         out.flush()
     }
 
-    /// One completed depth.
-    fn iteration(&mut self, iteration: &Iteration, out: &mut dyn Write) -> std::io::Result<()> {
-        let pv = self.root.line_texts(&iteration.pv);
-        if self.json {
-            let line = IterationLine {
-                kind: "iteration",
-                depth: iteration.depth,
-                score: iteration.score.into(),
-                nodes: iteration.nodes,
-                nodes_per_second: iteration.nodes_per_second,
-                seconds: iteration.elapsed.as_secs_f64(),
-                pv: &pv,
-            };
-            serde_json::to_writer(&mut *out, &line)?;
-            return writeln!(out);
-        }
-        if !self.titled {
+    /// One line: a completed depth (under the column titles) or the result.
+    fn line(&mut self, line: &AnalysisLine, out: &mut dyn Write) -> Result<(), Error> {
+        if !self.json && !self.titled && matches!(line, AnalysisLine::Iteration { .. }) {
             self.titled = true;
-            writeln!(
-                out,
-                "{:>5}  {:>11}  {:>12}  {:>10}  {:>8}  pv",
-                "depth", "score", "nodes", "nodes/s", "time"
-            )?;
+            writeln!(out, "{}", AnalysisLine::TITLES).map_err(Error::stdout)?;
         }
-        writeln!(
-            out,
-            "{:>5}  {:>11}  {:>12}  {:>10}  {:>7.2}s  {}",
-            iteration.depth,
-            iteration.score.to_string(),
-            iteration.nodes,
-            iteration.nodes_per_second,
-            iteration.elapsed.as_secs_f64(),
-            pv.join(" ")
-        )
-    }
-
-    /// The best move.
-    fn result(
-        &self,
-        result: &damx_engine::SearchResult,
-        out: &mut dyn Write,
-    ) -> std::io::Result<()> {
-        let best = result.best_move.map(|mv| self.root.move_text(&mv));
-        if self.json {
-            let pv = self.root.line_texts(&result.pv);
-            let line = ResultLine {
-                kind: "result",
-                fen: self.root.to_fen(),
-                best_move: best,
-                score: result.score.into(),
-                depth: result.depth,
-                nodes: result.nodes,
-                seconds: result.elapsed.as_secs_f64(),
-                pv: &pv,
-            };
-            serde_json::to_writer(&mut *out, &line)?;
-            return writeln!(out);
-        }
-        match best {
-            Some(best) => writeln!(
-                out,
-                "best move {best}, score {} at depth {} ({} nodes in {:.2} s)",
-                result.score,
-                result.depth,
-                result.nodes,
-                result.elapsed.as_secs_f64()
-            ),
-            None => writeln!(
-                out,
-                "no legal move: {} to move has lost",
-                self.root.side_to_move()
-            ),
-        }
+        super::print(out, line, self.json)
     }
 }
