@@ -211,6 +211,15 @@ fn probes_outside_the_database_answer_none() {
     assert_eq!(egdb().value(&position).map(|v| v.wdl), Some(Wdl::Win));
 }
 
+/// A build, and the text of each of its events.
+fn build_saying(options: &BuildOptions) -> (egdb::BuildReport, Vec<String>) {
+    let events = Mutex::new(Vec::new());
+    let report = egdb::build(options, &|event| {
+        events.lock().unwrap().push(event.to_string())
+    });
+    (report.unwrap(), events.into_inner().unwrap())
+}
+
 #[test]
 fn a_finished_slice_is_not_built_again_and_a_damaged_one_is() {
     let dir = scratch("resume");
@@ -219,26 +228,14 @@ fn a_finished_slice_is_not_built_again_and_a_damaged_one_is() {
         pieces: 3,
         memory_limit: None,
     };
-    let events = Mutex::new(Vec::new());
-    let observer = |event: egdb::BuildEvent| events.lock().unwrap().push(event.to_string());
-    let first = egdb::build(&options, &observer).unwrap();
+    let (first, events) = build_saying(&options);
     assert_eq!(first.built.len(), Material::all(2, 3).len());
-    assert!(
-        first.to_string().contains("16 slices built, 0 kept"),
-        "{first}"
-    );
-    let again = egdb::build(&options, &observer).unwrap();
+    assert!(first.to_string().contains("16 slices built, 0 kept"));
+    assert!(events.iter().any(|e| e.starts_with("KK-K     built in ")));
+    let (again, events) = build_saying(&options);
     assert!(again.built.is_empty());
     assert_eq!(again.kept.len(), first.built.len());
-    assert!(
-        again.to_string().contains("0 slices built, 16 kept"),
-        "{again}"
-    );
-    let events = events.into_inner().unwrap();
-    assert!(
-        events.iter().any(|e| e.starts_with("KK-K     built in ")),
-        "{events:?}"
-    );
+    assert!(again.to_string().contains("0 slices built, 16 kept"));
     assert!(events.contains(&"KK-K     kept".to_owned()), "{events:?}");
 
     // Damage three files: truncated, corrupt, emptied. And leave a half-written one.
@@ -279,18 +276,9 @@ fn a_finished_slice_is_not_built_again_and_a_damaged_one_is() {
     assert_eq!(egdb.missing(3).len(), 3);
 
     std::fs::remove_file(dir.join("XYZ.egdb")).unwrap();
-    let events = Mutex::new(Vec::new());
-    let observer = |event: egdb::BuildEvent| events.lock().unwrap().push(event.to_string());
-    let repaired = egdb::build(&options, &observer).unwrap();
-    assert!(
-        repaired.to_string().contains("3 slices built, 13 kept"),
-        "{repaired}"
-    );
-    let events = events.into_inner().unwrap();
-    assert!(
-        events.iter().any(|e| e.ends_with("building KK-K again")),
-        "{events:?}"
-    );
+    let (repaired, events) = build_saying(&options);
+    assert!(repaired.to_string().contains("3 slices built, 13 kept"));
+    assert!(events.iter().any(|e| e.ends_with("building KK-K again")));
     let mut rebuilt: Vec<String> = repaired.built.iter().map(|m| m.to_string()).collect();
     rebuilt.sort();
     assert_eq!(rebuilt, ["K-KK", "KK-K", "KM-K"]);

@@ -166,11 +166,10 @@ fn with_events<E: Event, T: Send>(
     })
 }
 
-/// The databases for the engine: the directory given (`off` turns them off), else the default
-/// directory when it holds any; loaded once per directory ([`SharedEgdb::load`]), with what
-/// loading them says on standard error.
-pub(crate) fn for_engine(explicit: Option<&Path>) -> Option<SharedEgdb> {
-    let loaded = SharedEgdb::load(&explicit.map_or(EgdbLocation::Default, EgdbLocation::from));
+/// The databases for the engine at `location`, loaded once per directory
+/// ([`SharedEgdb::load`]), with what loading them says on standard error.
+pub(crate) fn load(location: &EgdbLocation) -> Option<SharedEgdb> {
+    let loaded = SharedEgdb::load(location);
     for line in &loaded.notes {
         if line.is_problem() {
             problem!("{line}");
@@ -179,4 +178,9 @@ pub(crate) fn for_engine(explicit: Option<&Path>) -> Option<SharedEgdb> {
         }
     }
     loaded.egdb
+}
+
+/// [`load`] for a directory given as a path (`off` turns them off), else the default one.
+pub(crate) fn for_engine(explicit: Option<&Path>) -> Option<SharedEgdb> {
+    load(&explicit.map_or(EgdbLocation::Default, EgdbLocation::from))
 }
