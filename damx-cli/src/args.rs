@@ -59,7 +59,7 @@ use damx_session::tournament::spec::parse_seconds;
 
 use crate::cmd;
 use crate::cmd::analyse::Subject;
-use crate::input::Source;
+use crate::input::{Source, parse_position};
 use crate::log::Level;
 
 mod egdb;
@@ -67,7 +67,7 @@ mod hub;
 mod referee;
 mod session;
 
-pub(crate) use egdb::{EgdbAction, EgdbArgs};
+pub(crate) use egdb::EgdbArgs;
 pub(crate) use hub::HubArgs;
 pub(crate) use referee::{MatchArgs, TournamentArgs};
 pub(crate) use session::{DemoArgs, FollowArgs, InitiateArgs, PlayArgs, ProxyArgs};
@@ -623,14 +623,6 @@ impl BenchArgs {
             json: self.json,
         }
     }
-}
-
-/// `startpos` or a FEN.
-fn parse_position(text: &str) -> Result<Position, String> {
-    if text.trim().eq_ignore_ascii_case("startpos") {
-        return Ok(Position::initial());
-    }
-    Position::from_fen(text).map_err(|e| e.to_string())
 }
 
 /// `startpos` or a FEN (recognised by its start, `W:` or `B:`), else a PDN file's path.

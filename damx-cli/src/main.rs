@@ -79,7 +79,7 @@ fn run(command: Command) -> Result<(), Error> {
         Command::Analyse(args) => cmd::analyse::run(&args.into_config(), &mut out),
         Command::Perft(args) => cmd::perft::run(&args.into_config(), &mut out),
         Command::Bench(args) => cmd::bench::run(&args.into_config(), &mut out),
-        Command::Egdb(args) => cmd::egdb::run(&args, &mut out),
+        Command::Egdb(args) => cmd::egdb::run(&args.into_config(), &mut out),
         Command::Hub(args) => cmd::hub::run(&args.into_config(), &mut out),
         Command::Demo(args) => cmd::demo::run(&args.into_config(), &mut out),
         Command::Follow(args) => cmd::follow::run(&args.into_config(), &mut out),

@@ -11,10 +11,48 @@ use damx_engine::egdb::{
     self, BuildEvent, BuildOptions, Bytes, Egdb, EgdbError, EgdbLocation, SharedEgdb, VerifyEvent,
 };
 
-use crate::args::{EgdbAction, EgdbArgs};
+use clap::Subcommand;
+use damx_engine::egdb::MAX_SLICE_PIECES;
+use damx_rules::Position;
+
 use crate::error::Error;
+use crate::input::parse_position;
 use crate::log::{info, note, problem};
 use crate::progress::Progress;
+
+/// What `damx egdb` does.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Action {
+    /// Build every slice up to N pieces (finished slices are kept; an interrupted build resumes)
+    Build {
+        /// The most pieces on the board
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=MAX_SLICE_PIECES as i64))]
+        pieces: u32,
+    },
+    /// Show what the databases hold, the files that cannot be used, and the cost of a probe
+    Info,
+    /// The value of a position, and of each of its moves
+    Probe {
+        /// The position, as a FEN such as "W:WK46,K47,K48:BK5"
+        #[arg(value_parser = parse_position)]
+        position: Position,
+    },
+    /// Check every stored position against its successors (exit code 1 on any mismatch)
+    Verify {
+        /// Only the slices of at most N pieces
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=MAX_SLICE_PIECES as i64))]
+        pieces: Option<u32>,
+    },
+}
+
+/// The validated configuration of `damx egdb`.
+#[derive(Debug)]
+pub(crate) struct Config {
+    /// What to do.
+    pub(crate) action: Action,
+    /// The directory (`None`: the default one).
+    pub(crate) dir: Option<PathBuf>,
+}
 
 fn egdb_error(error: EgdbError) -> Error {
     match error {
@@ -26,9 +64,9 @@ fn egdb_error(error: EgdbError) -> Error {
 }
 
 /// Runs `damx egdb`.
-pub(crate) fn run(args: &EgdbArgs, out: &mut dyn Write) -> Result<(), Error> {
-    let dir = args
-        .egdb
+pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+    let dir = config
+        .dir
         .clone()
         .or_else(egdb::default_dir)
         .ok_or_else(|| {
@@ -37,14 +75,14 @@ pub(crate) fn run(args: &EgdbArgs, out: &mut dyn Write) -> Result<(), Error> {
                     .into(),
             )
         })?;
-    match &args.action {
-        EgdbAction::Build { pieces } => build(dir, *pieces, out),
-        EgdbAction::Info => {
+    match &config.action {
+        Action::Build { pieces } => build(dir, *pieces, out),
+        Action::Info => {
             let (egdb, summary) = Egdb::open_summary(&dir).map_err(egdb_error)?;
             report_skipped(&egdb);
             writeln!(out, "{summary}").map_err(Error::stdout)
         }
-        EgdbAction::Probe { position } => {
+        Action::Probe { position } => {
             let egdb = Egdb::open(&dir).map_err(egdb_error)?;
             report_skipped(&egdb);
             let report = egdb.report(position);
@@ -53,7 +91,7 @@ pub(crate) fn run(args: &EgdbArgs, out: &mut dyn Write) -> Result<(), Error> {
             }
             writeln!(out, "{report}").map_err(Error::stdout)
         }
-        EgdbAction::Verify { pieces } => {
+        Action::Verify { pieces } => {
             let report = with_events(out, |observer| egdb::verify(&dir, *pieces, 1, observer))?
                 .map_err(egdb_error)?;
             for line in report.problems.iter().map(|p| format!("skipped {p}")) {
