@@ -7,8 +7,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use damx_engine::{AnalysisLine, Engine, EngineOptions, Limits, Progress as Iteration, StopSignal};
 use damx_rules::{Game, Position, pdn};
@@ -63,49 +62,29 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
 
     let mut engine = Engine::new(config.engine.clone());
     let stop = StopSignal::new();
-    let (sender, iterations) = mpsc::channel::<Iteration>();
     let mut progress = Progress::new();
     let mut write_error = None;
-    let result = std::thread::scope(|scope| {
-        let search = scope.spawn(|| {
-            let sender = sender;
-            engine.search(&game, &config.limits, &stop, &mut |iteration| {
-                // The receiver only goes away once the search has returned.
-                let _ = sender.send(iteration.clone());
-            })
-        });
-        let start = Instant::now();
-        let mut last_depth = 0;
-        loop {
-            match iterations.recv_timeout(Duration::from_millis(100)) {
-                Ok(iteration) => {
-                    progress.clear();
-                    last_depth = iteration.depth;
-                    let line = AnalysisLine::iteration(&root, &iteration);
-                    let written = printer.line(&line, out).and_then(|()| flush(out));
-                    if let Err(e) = written {
-                        write_error = Some(e);
-                        stop.stop();
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => progress.update(|| {
-                    format!(
-                        "searching depth {}, {:.1} s",
-                        last_depth + 1,
-                        start.elapsed().as_secs_f64()
-                    )
-                }),
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+    let start = Instant::now();
+    let mut last_depth = 0;
+    let search = |send: &(dyn Fn(Iteration) + Sync)| {
+        engine.search(&game, &config.limits, &stop, &mut |it| send(it.clone()))
+    };
+    let result = super::in_background(search, |iteration| match iteration {
+        Some(iteration) => {
+            progress.clear();
+            last_depth = iteration.depth;
+            let line = AnalysisLine::iteration(&root, &iteration);
+            if let Err(e) = printer.line(&line, out).and_then(|()| flush(out)) {
+                write_error = Some(e);
+                stop.stop();
             }
         }
-        search.join()
+        None => progress.update(|| {
+            let seconds = start.elapsed().as_secs_f64();
+            format!("searching depth {}, {seconds:.1} s", last_depth + 1)
+        }),
     });
     progress.clear();
-    let result = match result {
-        Ok(result) => result,
-        // The engine's own panic: let it surface as the panic it is.
-        Err(panic) => std::panic::resume_unwind(panic),
-    };
     if let Some(e) = write_error {
         return Err(e);
     }

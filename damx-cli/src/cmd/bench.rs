@@ -5,8 +5,7 @@
 //! report is damx-engine's [`damx_engine::BenchReport`].
 
 use std::io::Write;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use damx_engine::{BenchOptions, EvalParams, bench_with};
 
@@ -32,26 +31,15 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         "bench at depth {} with {} thread(s) and {} MiB of hash",
         options.depth, options.threads, options.hash_mb
     );
-    let (sender, finished) = mpsc::channel();
     let mut progress = Progress::new();
     let start = Instant::now();
-    let outcome = std::thread::scope(|scope| {
-        let worker = scope.spawn(move || {
-            let report = bench_with(&options, &config.eval);
-            // The receiver waits for this until the worker ends.
-            let _ = sender.send(());
-            report
-        });
-        // Ends when the bench sends its signal, or when it panics (the sender is dropped).
-        while let Err(mpsc::RecvTimeoutError::Timeout) =
-            finished.recv_timeout(Duration::from_millis(100))
-        {
+    let report = super::in_background(
+        |_: &(dyn Fn(()) + Sync)| bench_with(&options, &config.eval),
+        |_| {
             let seconds = start.elapsed().as_secs_f64();
             progress.update(|| format!("bench at depth {}: {seconds:.1} s", options.depth));
-        }
-        worker.join()
-    });
+        },
+    );
     progress.clear();
-    let report = outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     super::print(out, &report, config.json)
 }

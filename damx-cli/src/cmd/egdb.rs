@@ -5,7 +5,6 @@
 use std::fmt::Display;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 
 use damx_engine::egdb::{
     self, BuildEvent, BuildOptions, Bytes, Egdb, EgdbError, EgdbLocation, SharedEgdb, VerifyEvent,
@@ -168,40 +167,33 @@ impl Event for VerifyEvent {
     }
 }
 
-/// Runs `work` on a thread of its own and shows the events its observer sends, from this
-/// thread, as they come: lines on `out`, problems on standard error, the rest as the progress
-/// line of the current part (`[3/16] KK-K: 1225 positions, ply 4, 80% decided`).
+/// Runs `work` in the background and shows the events its observer sends as they come: lines
+/// on `out`, problems on standard error, the rest as the progress line of the current part
+/// (`[3/16] KK-K: 1225 positions, ply 4, 80% decided`).
 fn with_events<E: Event, T: Send>(
     out: &mut dyn Write,
     work: impl FnOnce(&(dyn Fn(E) + Sync)) -> T + Send,
 ) -> Result<T, Error> {
-    let (sender, events) = mpsc::channel::<E>();
     let mut progress = Progress::new();
     let mut part = (0, 0);
-    std::thread::scope(|scope| {
-        let worker = scope.spawn(move || {
-            // The receiver lives until the work is done.
-            work(&move |event| drop(sender.send(event)))
-        });
-        let mut written = Ok(());
-        for event in events {
-            part = event.starts().unwrap_or(part);
-            if event.is_problem() {
-                progress.clear();
-                problem!("{event}");
-            } else if event.is_line() {
-                progress.clear();
-                written =
-                    written.and_then(|()| writeln!(out, "{event}").and_then(|()| out.flush()));
-            } else {
-                progress.update(|| format!("[{}/{}] {event}", part.0, part.1));
-            }
+    let mut written = Ok(());
+    let outcome = super::in_background(work, |event| {
+        let Some(event) = event else { return };
+        part = event.starts().unwrap_or(part);
+        if event.is_problem() {
+            progress.clear();
+            problem!("{event}");
+        } else if event.is_line() {
+            progress.clear();
+            written = std::mem::replace(&mut written, Ok(()))
+                .and_then(|()| writeln!(out, "{event}").and_then(|()| out.flush()));
+        } else {
+            progress.update(|| format!("[{}/{}] {event}", part.0, part.1));
         }
-        progress.clear();
-        written.map_err(Error::stdout)?;
-        let outcome = worker.join();
-        outcome.map_err(|_| Error::Invalid("the work on the databases failed unexpectedly".into()))
-    })
+    });
+    progress.clear();
+    written.map_err(Error::stdout)?;
+    Ok(outcome)
 }
 
 /// The databases for the engine at `location`, loaded once per directory

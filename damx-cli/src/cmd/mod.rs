@@ -3,6 +3,8 @@
 
 use std::fmt::Display;
 use std::io::Write;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -53,6 +55,29 @@ impl Tally {
             ))),
         }
     }
+}
+
+/// Runs `work` on a thread of its own and, on this thread, hands `on` each message the work
+/// sends as it comes, and `None` every 100 ms without one (to redraw a progress line); returns
+/// what the work returns once it has. A panic of the work surfaces here as the panic it is.
+pub(crate) fn in_background<M: Send, T: Send>(
+    work: impl FnOnce(&(dyn Fn(M) + Sync)) -> T + Send,
+    mut on: impl FnMut(Option<M>),
+) -> T {
+    let (sender, messages) = mpsc::channel();
+    std::thread::scope(|scope| {
+        // The receiver lives until the work has returned and dropped its sender.
+        let worker = scope.spawn(move || work(&move |message| drop(sender.send(message))));
+        loop {
+            match messages.recv_timeout(Duration::from_millis(100)) {
+                Ok(message) => on(Some(message)),
+                Err(RecvTimeoutError::Timeout) => on(None),
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        let outcome = worker.join();
+        outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 /// Writes `report` as one line of JSON, or as its text.
