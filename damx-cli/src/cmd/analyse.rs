@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use damx_engine::{AnalysisLine, Engine, EngineOptions, Limits, Progress as Iteration, StopSignal};
-use damx_rules::{Game, Position, pdn};
+use damx_rules::pdn::{self, GameAtError};
+use damx_rules::{Game, Position};
 
 use crate::error::Error;
 use crate::input::read_text;
@@ -109,32 +110,21 @@ fn load_game(config: &Config) -> Result<Game, Error> {
         }
         Subject::Pdn(path) => path,
     };
-    let text = read_text(path)?;
     let name = path.display();
-    let mut games = pdn::parse_games(&text).map_err(|e| Error::Invalid(format!("{name}: {e}")))?;
-    let count = games.len();
-    if config.game > count {
-        return Err(Error::Usage(format!(
-            "--game {}: {name} holds {count} game{}",
-            config.game,
-            if count == 1 { "" } else { "s" }
-        )));
-    }
-    let record = games.swap_remove(config.game - 1);
-    let mut game = record
-        .to_game()
-        .map_err(|e| Error::Invalid(format!("{name}: game {}: {e}", config.game)))?;
-    if let Some(ply) = config.ply {
-        if ply > game.ply() {
-            return Err(Error::Usage(format!(
-                "--ply {ply}: game {} of {name} has {} plies",
-                config.game,
-                game.ply()
-            )));
+    let game = config.game;
+    pdn::game_at(&read_text(path)?, game, config.ply).map_err(|error| match error {
+        GameAtError::Pdn(e) => Error::Invalid(format!("{name}: {e}")),
+        GameAtError::Replay { error, .. } => {
+            Error::Invalid(format!("{name}: game {game}: {error}"))
         }
-        game.truncate(ply);
-    }
-    Ok(game)
+        GameAtError::NoGame { games, .. } => {
+            let s = if games == 1 { "" } else { "s" };
+            Error::Usage(format!("--game {game}: {name} holds {games} game{s}"))
+        }
+        GameAtError::NoPly { ply, plies, .. } => Error::Usage(format!(
+            "--ply {ply}: game {game} of {name} has {plies} plies"
+        )),
+    })
 }
 
 /// Writes the analysis as text or JSON lines.
