@@ -51,6 +51,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
+use damx_engine::egdb::EgdbLocation;
 use damx_engine::pattern::PatternWeights;
 use damx_engine::{BENCH_DEPTH, BenchOptions, EngineOptions, EvalParams, Limits};
 use damx_rules::Position;
@@ -58,7 +59,7 @@ use damx_session::tournament::spec::parse_seconds;
 
 use crate::cmd;
 use crate::cmd::analyse::Subject;
-use crate::input::Source;
+use crate::input::{Source, parse_position};
 use crate::log::Level;
 
 mod egdb;
@@ -335,16 +336,12 @@ Examples:
 The total node count is the engine's behaviour signature: it changes exactly when the search \
 or the evaluation does (with one thread; several threads make it vary from run to run).";
 
-/// Where a command reads its items.
+/// Where `decode` and `encode` read their items when no argument gives them.
 #[derive(Debug, Args)]
-pub(crate) struct InputArgs {
+pub(crate) struct FileArgs {
     /// Read from this file instead of standard input ("-" is standard input)
     #[arg(short, long, value_name = "PATH")]
     file: Option<PathBuf>,
-
-    /// Read a raw stream of NUL-terminated frames, as sent over TCP, instead of lines
-    #[arg(long)]
-    frames: bool,
 }
 
 /// `damx decode`.
@@ -355,7 +352,11 @@ pub(crate) struct DecodeArgs {
     messages: Vec<OsString>,
 
     #[command(flatten)]
-    input: InputArgs,
+    input: FileArgs,
+
+    /// Read a raw stream of NUL-terminated frames, as sent over TCP, instead of lines
+    #[arg(long)]
+    frames: bool,
 }
 
 impl DecodeArgs {
@@ -363,7 +364,7 @@ impl DecodeArgs {
     pub(crate) fn into_config(self) -> cmd::decode::Config {
         cmd::decode::Config {
             source: Source::choose(self.messages, self.input.file),
-            frames: self.input.frames,
+            frames: self.frames,
         }
     }
 }
@@ -375,9 +376,8 @@ pub(crate) struct EncodeArgs {
     #[arg(value_name = "JSON", conflicts_with = "file")]
     messages: Vec<OsString>,
 
-    /// Read from this file instead of standard input ("-" is standard input)
-    #[arg(short, long, value_name = "PATH")]
-    file: Option<PathBuf>,
+    #[command(flatten)]
+    input: FileArgs,
 
     /// Write each message as a frame ending in a NUL, as sent over TCP, instead of a line
     #[arg(long)]
@@ -388,7 +388,7 @@ impl EncodeArgs {
     /// The validated configuration.
     pub(crate) fn into_config(self) -> cmd::encode::Config {
         cmd::encode::Config {
-            source: Source::choose(self.messages, self.file),
+            source: Source::choose(self.messages, self.input.file),
             frames: self.frames,
         }
     }
@@ -450,7 +450,7 @@ pub(crate) struct EngineArgs {
     /// Endgame databases to use ("off": none) [default: $DAMX_EGDB, else damx/egdb in the
     /// user's cache directory, when it holds any; see `damx egdb`]
     #[arg(long, value_name = "DIR")]
-    egdb: Option<PathBuf>,
+    egdb: Option<EgdbLocation>,
 
     #[command(flatten)]
     eval: EvalArgs,
@@ -460,7 +460,7 @@ impl EngineArgs {
     /// The engine options (the databases are loaded here, once per directory).
     pub(crate) fn options(&self) -> EngineOptions {
         EngineOptions {
-            egdb: cmd::egdb::for_engine(self.egdb.as_deref()),
+            egdb: cmd::egdb::load(&self.egdb.clone().unwrap_or_default()),
             ..self.options_without_egdb()
         }
     }
@@ -478,11 +478,7 @@ impl EngineArgs {
     /// The database directory the options name: `--egdb DIR`, or the default directory when it
     /// exists; `None` for `--egdb off`.
     pub(crate) fn egdb_dir(&self) -> Option<PathBuf> {
-        match self.egdb.as_deref() {
-            Some(dir) if dir.as_os_str() == "off" => None,
-            Some(dir) => Some(dir.to_path_buf()),
-            None => damx_engine::egdb::default_dir().filter(|dir| dir.is_dir()),
-        }
+        self.egdb.clone().unwrap_or_default().dir()
     }
 }
 
@@ -629,14 +625,6 @@ impl BenchArgs {
     }
 }
 
-/// `startpos` or a FEN.
-fn parse_position(text: &str) -> Result<Position, String> {
-    if text.trim().eq_ignore_ascii_case("startpos") {
-        return Ok(Position::initial());
-    }
-    Position::from_fen(text).map_err(|e| e.to_string())
-}
-
 /// `startpos` or a FEN (recognised by its start, `W:` or `B:`), else a PDN file's path.
 fn parse_subject(text: &str) -> Result<Subject, String> {
     if looks_like_fen(text) || text.trim().eq_ignore_ascii_case("startpos") {
@@ -665,46 +653,27 @@ mod tests {
         Cli::command().debug_assert();
     }
 
-    /// `--weights` takes a pattern weights file and refuses a damaged one, saying why; the
-    /// built-in weights stay in use.
+    /// `--weights` takes a pattern weights file and refuses a damaged one, saying why (each
+    /// kind of damage: damx-engine's tests).
     #[test]
     fn weights_files_are_checked() {
         let dir = std::env::temp_dir().join(format!("damx-weights-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let good = PatternWeights::builtin().to_bytes();
-        let path = dir.join("good.dxw");
-        std::fs::write(&path, &good).unwrap();
-        let cli = Cli::try_parse_from(["damx", "bench", "--weights", path.to_str().unwrap()]);
-        assert!(cli.is_ok());
-        let cases: [(&str, Vec<u8>, &str); 3] = [
-            ("short.dxw", good[..good.len() - 2].to_vec(), "truncated"),
-            (
-                "version.dxw",
-                [&good[..8], &[9, 0], &good[10..]].concat(),
-                "version 9",
-            ),
-            (
-                "checksum.dxw",
-                [&good[..good.len() - 1], &[good[good.len() - 1] ^ 1]].concat(),
-                "checksum",
-            ),
-        ];
-        for (name, bytes, expected) in cases {
-            let path = dir.join(name);
+        let bench = |bytes: &[u8]| {
+            let path = dir.join("weights.dxw");
             std::fs::write(&path, bytes).unwrap();
-            let error = Cli::try_parse_from(["damx", "bench", "--weights", path.to_str().unwrap()])
-                .unwrap_err()
-                .to_string();
-            assert!(error.contains(expected), "{name}: {error}");
-        }
-        assert_eq!(
-            EvalArgs {
-                eval: EvalKind::Hand,
-                weights: None
-            }
-            .params(),
-            EvalParams::default()
-        );
+            Cli::try_parse_from(["damx", "bench", "--weights", path.to_str().unwrap()])
+        };
+        assert!(bench(&good).is_ok());
+        let damaged = [&good[..good.len() - 1], &[good[good.len() - 1] ^ 1]].concat();
+        let error = bench(&damaged).unwrap_err().to_string();
+        assert!(error.contains("checksum"), "{error}");
+        let hand = EvalArgs {
+            eval: EvalKind::Hand,
+            weights: None,
+        };
+        assert_eq!(hand.params(), EvalParams::default());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -1,11 +1,14 @@
 //! Where a command's items come from (arguments, standard input or a file), read one line at
-//! a time with a bound on the length, and how an item is named in a message.
+//! a time with a bound on the length, and how an item is named in a message; a position
+//! argument.
 
 use std::ffi::OsString;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read};
 use std::path::PathBuf;
+
+use damx_rules::Position;
 
 use crate::error::Error;
 use crate::log::note;
@@ -177,6 +180,14 @@ impl<R: BufRead> Lines<R> {
         }
         Ok(Some((self.number, Ok(&self.line))))
     }
+}
+
+/// A position argument: `startpos` or a FEN.
+pub(crate) fn parse_position(text: &str) -> Result<Position, String> {
+    if text.trim().eq_ignore_ascii_case("startpos") {
+        return Ok(Position::initial());
+    }
+    Position::from_fen(text).map_err(|e| e.to_string())
 }
 
 /// Reads the whole of `source` as text (a PDN file), with the error naming it.

@@ -33,14 +33,9 @@
 //! best move 31-27, score 0.00 at depth 8 (37640 nodes in 0.01 s)
 //! ```
 //!
-//! Exit codes (also in `damx --help`, and in [`error`]): 0 success; 1 invalid input (each
-//! invalid item is named on its own line, the valid ones are still processed); 2 usage error
-//! (clap's own, including a FEN argument that does not parse, and a `--game`/`--ply` the PDN
-//! file does not have); 3 I/O error; 4 the DXP peer broke the protocol, refused every game,
-//! went silent or the connection failed during a game; 5 network error (cannot listen or
-//! connect); 130 interrupted by Ctrl-C, SIGTERM or SIGHUP, after the running game was ended with a GAMEEND and
-//! saved (see [`session`]). A standard output closed by its reader ends the command quietly
-//! with 0.
+//! Exit codes: 0 success, 1 invalid input, 2 usage, 3 I/O, 4 the DXP peer, 5 network, 130
+//! (128 + the signal) interrupted; the table is in [`error`] and `damx --help`. A standard
+//! output closed by its reader ends the command quietly with 0.
 #![forbid(unsafe_code)]
 
 use std::io::{BufWriter, Write};

@@ -23,6 +23,8 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// The commands end to end: what they print and where, and their exit codes (what the
+/// databases hold and the reports' words: damx-engine's tests).
 #[test]
 fn build_info_probe_verify_and_a_damaged_file() {
     let dir = scratch("set");
@@ -30,32 +32,22 @@ fn build_info_probe_verify_and_a_damaged_file() {
     let built = damx(&["egdb", "build", "--pieces", "3", "--dir", dir_text]);
     assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
     let out = text(&built.stdout);
-    assert!(out.contains("KK-K "), "{out}");
-    assert!(out.contains("16 slices built, 0 kept"), "{out}");
-
-    // A second build keeps everything.
-    let again = damx(&["egdb", "build", "--pieces", "3", "--egdb", dir_text]);
-    assert!(text(&again.stdout).contains("0 slices built, 16 kept"));
+    assert!(
+        out.contains("KK-K ") && out.contains("16 slices built, 0 kept"),
+        "{out}"
+    );
 
     let info = damx(&["egdb", "info", "--egdb", dir_text]);
-    let out = text(&info.stdout);
-    assert!(out.contains("complete up to 3 pieces"), "{out}");
-    assert!(out.contains("probe "), "{out}");
-
-    // The value of a position and of each move.
+    assert!(text(&info.stdout).contains("complete up to 3 pieces"));
     let probe = damx(&["egdb", "probe", "W:WK46:BK5", "--egdb", dir_text]);
-    let out = text(&probe.stdout);
-    assert!(out.contains("white to move: loss"), "{out}");
-    assert!(out.contains("then black to move: win"), "{out}");
-    // Too many pieces: unknown, with the reason.
+    assert!(text(&probe.stdout).contains("then black to move: win"));
+    // Too many pieces: unknown, with the reason on standard error.
     let probe = damx(&["egdb", "probe", "startpos", "--egdb", dir_text]);
     assert_eq!(probe.status.code(), Some(0));
     assert!(text(&probe.stdout).contains("unknown"));
     assert!(text(&probe.stderr).contains("40 pieces"));
-
     let verify = damx(&["egdb", "verify", "--egdb", dir_text]);
     assert_eq!(verify.status.code(), Some(0), "{}", text(&verify.stderr));
-    assert!(text(&verify.stdout).contains("0 wrong, 0 files unusable"));
 
     // A corrupt file is named and skipped, verify fails, a build repairs it.
     let file = dir.join("KK-K.egdb");
@@ -72,8 +64,6 @@ fn build_info_probe_verify_and_a_damaged_file() {
     );
     let verify = damx(&["egdb", "verify", "--egdb", dir_text]);
     assert_eq!(verify.status.code(), Some(1));
-    let probe = damx(&["egdb", "probe", "W:WK1,K2:BK50", "--egdb", dir_text]);
-    assert!(text(&probe.stdout).contains("unknown"));
     let repaired = damx(&["egdb", "build", "--pieces", "3", "--egdb", dir_text]);
     assert!(text(&repaired.stdout).contains("1 slices built, 15 kept"));
     assert!(text(&repaired.stderr).contains("building KK-K again"));

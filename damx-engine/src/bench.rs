@@ -73,6 +73,8 @@ pub struct BenchLine {
 /// The bench result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BenchReport {
+    /// The options it ran with.
+    pub options: BenchOptions,
     /// Per position.
     pub lines: Vec<BenchLine>,
     /// The depth searched.
@@ -120,6 +122,7 @@ pub fn bench_with(options: &BenchOptions, eval: &EvalParams) -> BenchReport {
     let elapsed = start.elapsed();
     let nodes = lines.iter().map(|line| line.nodes).sum();
     BenchReport {
+        options: *options,
         lines,
         depth: options.depth,
         nodes,

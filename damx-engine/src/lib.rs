@@ -26,6 +26,9 @@
 //! - [`gauntlet`]: players (the engine, a random mover, a one-ply material player), one game
 //!   between two of them, and the Elo estimate of a match; `cargo xtask strength` runs
 //!   matches with them.
+//! - What a front end shows, as plain data with `Display` (and `Serialize` with the feature
+//!   `serde`): [`AnalysisLine`] (a line per completed depth, then the result), the
+//!   [`BenchReport`], a [`PerftReport`]; the databases' reports are in [`egdb`].
 //!
 //! ```
 //! use damx_engine::{Engine, EngineOptions, Limits, StopSignal};
@@ -56,6 +59,7 @@ mod limits;
 pub mod openings;
 pub mod pattern;
 pub mod perft;
+mod report;
 mod score;
 mod search;
 mod tt;
@@ -68,6 +72,7 @@ pub use engine::{Engine, EngineOptions, Progress, SearchResult};
 pub use eval::{EvalParams, evaluate_with};
 pub use features::SearchFeatures;
 pub use limits::{Clock, Limits, StopSignal};
+pub use report::{AnalysisLine, MoveCount, PerftReport};
 pub use score::Score;
 
 use damx_rules::Position;

@@ -800,8 +800,10 @@ mod tests {
             PatternWeights::from_bytes(b"hello, world, hello"),
             Err(WeightsError::NotAWeightsFile)
         );
-        let message = PatternWeights::from_bytes(&other).unwrap_err().to_string();
-        assert!(message.contains("version 2"), "{message}");
+        let message = |bytes: &[u8]| PatternWeights::from_bytes(bytes).unwrap_err().to_string();
+        assert!(message(&other).contains("version 2"));
+        assert!(message(&bytes[..bytes.len() - 2]).contains("truncated"));
+        assert!(message(&flipped).contains("checksum"));
     }
 
     /// More material scores higher with the built-in weights.

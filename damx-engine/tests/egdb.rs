@@ -3,10 +3,10 @@
 //! damaged files.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
-use damx_engine::egdb::{self, BuildOptions, Egdb, Material, ProblemKind, Wdl};
+use damx_engine::egdb::{self, BuildOptions, Egdb, Material, ProblemKind, Unknown, Wdl};
 use damx_rules::Position;
 
 /// The pieces the shared build covers (`DAMX_EGDB_TEST_PIECES` lowers it for quick runs).
@@ -211,6 +211,15 @@ fn probes_outside_the_database_answer_none() {
     assert_eq!(egdb().value(&position).map(|v| v.wdl), Some(Wdl::Win));
 }
 
+/// A build, and the text of each of its events.
+fn build_saying(options: &BuildOptions) -> (egdb::BuildReport, Vec<String>) {
+    let events = Mutex::new(Vec::new());
+    let report = egdb::build(options, &|event| {
+        events.lock().unwrap().push(event.to_string())
+    });
+    (report.unwrap(), events.into_inner().unwrap())
+}
+
 #[test]
 fn a_finished_slice_is_not_built_again_and_a_damaged_one_is() {
     let dir = scratch("resume");
@@ -219,11 +228,15 @@ fn a_finished_slice_is_not_built_again_and_a_damaged_one_is() {
         pieces: 3,
         memory_limit: None,
     };
-    let first = egdb::build(&options, &|_| {}).unwrap();
+    let (first, events) = build_saying(&options);
     assert_eq!(first.built.len(), Material::all(2, 3).len());
-    let again = egdb::build(&options, &|_| {}).unwrap();
+    assert!(first.to_string().contains("16 slices built, 0 kept"));
+    assert!(events.iter().any(|e| e.starts_with("KK-K     built in ")));
+    let (again, events) = build_saying(&options);
     assert!(again.built.is_empty());
     assert_eq!(again.kept.len(), first.built.len());
+    assert!(again.to_string().contains("0 slices built, 16 kept"));
+    assert!(events.contains(&"KK-K     kept".to_owned()), "{events:?}");
 
     // Damage three files: truncated, corrupt, emptied. And leave a half-written one.
     let name = |m: &str| dir.join(format!("{m}.egdb"));
@@ -263,7 +276,9 @@ fn a_finished_slice_is_not_built_again_and_a_damaged_one_is() {
     assert_eq!(egdb.missing(3).len(), 3);
 
     std::fs::remove_file(dir.join("XYZ.egdb")).unwrap();
-    let repaired = egdb::build(&options, &|_| {}).unwrap();
+    let (repaired, events) = build_saying(&options);
+    assert!(repaired.to_string().contains("3 slices built, 13 kept"));
+    assert!(events.iter().any(|e| e.ends_with("building KK-K again")));
     let mut rebuilt: Vec<String> = repaired.built.iter().map(|m| m.to_string()).collect();
     rebuilt.sort();
     assert_eq!(rebuilt, ["K-KK", "KK-K", "KM-K"]);
@@ -271,6 +286,53 @@ fn a_finished_slice_is_not_built_again_and_a_damaged_one_is() {
     assert!(egdb.problems().is_empty());
     assert!(egdb.missing(3).is_empty());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What a front end shows: the summary, a probe with its moves, an unknown position and why,
+/// and a verification.
+#[test]
+fn the_reports_say_what_the_databases_hold() {
+    let (egdb, summary) = Egdb::open_summary(built()).unwrap();
+    let complete = egdb.stats().complete_pieces;
+    let text = summary.to_string();
+    assert!(
+        text.contains(&format!("complete up to {complete} pieces")),
+        "{text}"
+    );
+    assert!(text.contains("\nprobe "), "{text}");
+    assert_eq!(summary.pieces[0].slices, Material::all(2, 2).len());
+    let text = egdb.report(&"W:WK46:BK5".parse().unwrap()).to_string();
+    assert!(text.contains("white to move: loss"), "{text}");
+    assert!(text.contains("then black to move: win"), "{text}");
+    let report = egdb.report(&Position::initial());
+    assert!(report.value.is_none() && report.moves.is_empty());
+    assert!(report.to_string().ends_with("white to move: unknown"));
+    let max = egdb.max_pieces();
+    assert_eq!(
+        report.unknown,
+        Some(Unknown::TooManyPieces { pieces: 40, max })
+    );
+    let why = report.unknown.unwrap().to_string();
+    assert_eq!(
+        why,
+        format!("the position has 40 pieces, the databases at most {max}")
+    );
+
+    let lines = Mutex::new(Vec::new());
+    let observer = |event: egdb::VerifyEvent| lines.lock().unwrap().push(event.to_string());
+    let verified = egdb::verify(built(), Some(2), 1, &observer).unwrap();
+    assert!(
+        verified.to_string().ends_with(" 0 wrong, 0 files unusable"),
+        "{verified}"
+    );
+    let lines = lines.into_inner().unwrap();
+    assert_eq!(lines.len(), 2 * Material::all(2, 2).len());
+    assert!(lines.contains(&"verifying K-K".to_owned()), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.ends_with("positions checked, all correct"))
+    );
 }
 
 #[test]

@@ -31,6 +31,7 @@
 //! annotations, `%` escape lines, move numbers (`12.`, `12...`, `12. ...`, glued to the move or
 //! not), missing tags and a missing result. Results are `2-0`, `0-2`, `1-1` and `*`; the chess
 //! forms `1-0`, `0-1` and `1/2-1/2` are read as the same results.
+//! [`game_at`] gives one game of a text at a chosen ply, as a front end opens it.
 
 use std::fmt;
 use std::fmt::Write as _;
@@ -496,6 +497,84 @@ fn strip_move_number(word: &str) -> Option<&str> {
     let dots = after_digits.len() - rest.len();
     let rest = if dots > 0 { rest } else { word };
     (!rest.is_empty()).then_some(rest)
+}
+
+/// Why [`game_at`] has no game to give.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum GameAtError {
+    /// The text is not PDN, or a move is not legal.
+    Pdn(PdnError),
+    /// The text holds fewer games than the number asked for.
+    NoGame {
+        /// The game asked for (1-based).
+        game: usize,
+        /// The games in the text.
+        games: usize,
+    },
+    /// A move does not replay from the game's start.
+    Replay {
+        /// The game (1-based).
+        game: usize,
+        /// The move.
+        error: crate::IllegalMoveError,
+    },
+    /// The game is shorter than the plies asked for.
+    NoPly {
+        /// The game (1-based).
+        game: usize,
+        /// The plies asked for.
+        ply: usize,
+        /// The plies of the game.
+        plies: usize,
+    },
+}
+
+impl fmt::Display for GameAtError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GameAtError::Pdn(error) => write!(f, "{error}"),
+            GameAtError::NoGame { game, games } => {
+                let s = if *games == 1 { "" } else { "s" };
+                write!(f, "no game {game}: the text holds {games} game{s}")
+            }
+            GameAtError::Replay { game, error } => write!(f, "game {game}: {error}"),
+            GameAtError::NoPly { game, ply, plies } => {
+                write!(f, "no ply {ply}: game {game} has {plies} plies")
+            }
+        }
+    }
+}
+
+impl std::error::Error for GameAtError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            GameAtError::Pdn(error) => Some(error),
+            GameAtError::Replay { error, .. } => Some(error),
+            GameAtError::NoGame { .. } | GameAtError::NoPly { .. } => None,
+        }
+    }
+}
+
+/// Game `game` (1 is the first) of a PDN text, after `ply` plies of it when given, else after
+/// its last move: the position a front end opens to analyse or to play on from.
+pub fn game_at(text: &str, game: usize, ply: Option<usize>) -> Result<Game, GameAtError> {
+    let mut games = parse_games(text).map_err(GameAtError::Pdn)?;
+    let count = games.len();
+    if game == 0 || game > count {
+        return Err(GameAtError::NoGame { game, games: count });
+    }
+    let record = games.swap_remove(game - 1);
+    let mut replayed = record
+        .to_game()
+        .map_err(|error| GameAtError::Replay { game, error })?;
+    if let Some(ply) = ply {
+        let plies = replayed.ply();
+        if ply > plies {
+            return Err(GameAtError::NoPly { game, ply, plies });
+        }
+        replayed.truncate(ply);
+    }
+    Ok(replayed)
 }
 
 /// Reads every game of a PDN text.

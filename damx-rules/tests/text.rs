@@ -4,7 +4,9 @@
 mod common;
 
 use common::{Rng, random_game, random_start};
-use damx_rules::pdn::{PdnErrorKind, parse_fen_list, parse_games, write_games};
+use damx_rules::pdn::{
+    GameAtError, PdnErrorKind, game_at, parse_fen_list, parse_games, write_games,
+};
 use damx_rules::{Game, GameResult, PdnGame, Position};
 use proptest::prelude::*;
 
@@ -243,4 +245,35 @@ fn hostile_tag_values_stay_one_string() {
     let read = parse_games(&text).unwrap();
     assert_eq!(read[0].tag("White"), Some("?[31mred?  [Result \"2-0\"] \\"));
     assert_eq!(read[0].result, GameResult::Unfinished);
+}
+
+/// A game of a file at a ply: the last position by default, an earlier one with `ply`, and
+/// what is missing named.
+#[test]
+fn a_game_of_a_file_at_a_ply() {
+    let text =
+        "[Event \"one\"]\n\n1. 32-28 19-23 2. 28x19 14x23 *\n\n[Event \"two\"]\n\n1. 33-28 *\n";
+    let fen_of = |moves: &[&str]| {
+        let mut position = Position::initial();
+        for text in moves {
+            position = position.play(&position.parse_move(text).unwrap());
+        }
+        position.to_fen()
+    };
+    let at = |game, ply| game_at(text, game, ply).map(|game| game.position().to_fen());
+    assert_eq!(
+        at(1, None),
+        Ok(fen_of(&["32-28", "19-23", "28x19", "14x23"]))
+    );
+    assert_eq!(at(1, Some(2)), Ok(fen_of(&["32-28", "19-23"])));
+    assert_eq!(at(2, None), Ok(fen_of(&["33-28"])));
+    assert_eq!(game_at(text, 1, Some(2)).unwrap().ply(), 2);
+    let error = game_at(text, 3, None).unwrap_err();
+    assert_eq!(error, GameAtError::NoGame { game: 3, games: 2 });
+    assert_eq!(error.to_string(), "no game 3: the text holds 2 games");
+    let error = game_at(text, 2, Some(3)).unwrap_err();
+    assert_eq!(error.to_string(), "no ply 3: game 2 has 1 plies");
+    let error = game_at("1. 32-28 19-23 2. 32-27 *", 1, None).unwrap_err();
+    assert!(matches!(error, GameAtError::Pdn(_)), "{error}");
+    assert!(error.to_string().starts_with("game 1, line 1"), "{error}");
 }

@@ -123,6 +123,7 @@ mod decode;
 mod field;
 mod framer;
 mod message;
+mod reader;
 #[cfg(feature = "serde")]
 mod serde_impls;
 
@@ -137,3 +138,4 @@ pub use message::{
     BackAcc, BackReq, Chat, GameAcc, GameEnd, GameReq, MAX_CHAT_LEN, MAX_MESSAGE_LEN, Message,
     MessageKind, Move, Start,
 };
+pub use reader::{FrameReader, Located};

@@ -30,6 +30,14 @@ const EXAMPLES: &[(&str, &str)] = &[
         "E00",
         r#"{"type":"gameend","reason":"no_reason","stop":"continue"}"#,
     ),
+    (
+        "M0000380703122333",
+        r#"{"type":"move","seconds":0,"from":38,"to":7,"captured":[12,23,33]}"#,
+    ),
+    (
+        "R01Tornado voor Windows 4.0        W060065BWzzzzzzzzzzzzzzzzzzzzeeeeeeeeeewwwwwwwwwwwwwwwwwwww",
+        r#"{"type":"gamereq","version":1,"initiator":"Tornado voor Windows 4.0","follower_color":"white","minutes":60,"move_limit":65,"to_move":"white","position":"zzzzzzzzzzzzzzzzzzzzeeeeeeeeeewwwwwwwwwwwwwwwwwwww"}"#,
+    ),
     ("E31", r#"{"type":"gameend","reason":"win","stop":"stop"}"#),
     (
         "CWhat do you think about move 35?",

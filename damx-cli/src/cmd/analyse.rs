@@ -7,19 +7,16 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use damx_engine::{Engine, EngineOptions, Limits, Progress as Iteration, StopSignal};
-use damx_rules::{Game, Position, pdn};
-use serde::Serialize;
+use damx_engine::{AnalysisLine, Engine, EngineOptions, Limits, Progress as Iteration, StopSignal};
+use damx_rules::pdn::{self, GameAtError};
+use damx_rules::{Game, Position};
 
 use crate::error::Error;
 use crate::input::read_text;
 use crate::log::info;
 use crate::progress::Progress;
-
-use super::ScoreJson;
 
 /// What `analyse` looks at: a position given on the command line, or a PDN file.
 #[derive(Debug, Clone)]
@@ -66,54 +63,37 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
 
     let mut engine = Engine::new(config.engine.clone());
     let stop = StopSignal::new();
-    let (sender, iterations) = mpsc::channel::<Iteration>();
     let mut progress = Progress::new();
     let mut write_error = None;
-    let result = std::thread::scope(|scope| {
-        let search = scope.spawn(|| {
-            let sender = sender;
-            engine.search(&game, &config.limits, &stop, &mut |iteration| {
-                // The receiver only goes away once the search has returned.
-                let _ = sender.send(iteration.clone());
-            })
-        });
-        let start = Instant::now();
-        let mut last_depth = 0;
-        loop {
-            match iterations.recv_timeout(Duration::from_millis(100)) {
-                Ok(iteration) => {
-                    progress.clear();
-                    last_depth = iteration.depth;
-                    let written = printer
-                        .iteration(&iteration, out)
-                        .and_then(|()| out.flush());
-                    if let Err(e) = written {
-                        write_error = Some(e);
-                        stop.stop();
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => progress.update(|| {
-                    format!(
-                        "searching depth {}, {:.1} s",
-                        last_depth + 1,
-                        start.elapsed().as_secs_f64()
-                    )
-                }),
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+    let start = Instant::now();
+    let mut last_depth = 0;
+    let search = |send: &(dyn Fn(Iteration) + Sync)| {
+        engine.search(&game, &config.limits, &stop, &mut |it| send(it.clone()))
+    };
+    let result = super::in_background(search, |iteration| match iteration {
+        Some(iteration) => {
+            progress.clear();
+            last_depth = iteration.depth;
+            let line = AnalysisLine::iteration(&root, &iteration);
+            if let Err(e) = printer.line(&line, out).and_then(|()| flush(out)) {
+                write_error = Some(e);
+                stop.stop();
             }
         }
-        search.join()
+        None => progress.update(|| {
+            let seconds = start.elapsed().as_secs_f64();
+            format!("searching depth {}, {seconds:.1} s", last_depth + 1)
+        }),
     });
     progress.clear();
-    let result = match result {
-        Ok(result) => result,
-        // The engine's own panic: let it surface as the panic it is.
-        Err(panic) => std::panic::resume_unwind(panic),
-    };
     if let Some(e) = write_error {
-        return Err(Error::stdout(e));
+        return Err(e);
     }
-    printer.result(&result, out).map_err(Error::stdout)
+    printer.line(&AnalysisLine::result(&root, &result), out)
+}
+
+fn flush(out: &mut dyn Write) -> Result<(), Error> {
+    out.flush().map_err(Error::stdout)
 }
 
 /// The game whose last position is analysed: a one-position game for a FEN, else the chosen
@@ -130,32 +110,21 @@ fn load_game(config: &Config) -> Result<Game, Error> {
         }
         Subject::Pdn(path) => path,
     };
-    let text = read_text(path)?;
     let name = path.display();
-    let mut games = pdn::parse_games(&text).map_err(|e| Error::Invalid(format!("{name}: {e}")))?;
-    let count = games.len();
-    if config.game > count {
-        return Err(Error::Usage(format!(
-            "--game {}: {name} holds {count} game{}",
-            config.game,
-            if count == 1 { "" } else { "s" }
-        )));
-    }
-    let record = games.swap_remove(config.game - 1);
-    let mut game = record
-        .to_game()
-        .map_err(|e| Error::Invalid(format!("{name}: game {}: {e}", config.game)))?;
-    if let Some(ply) = config.ply {
-        if ply > game.ply() {
-            return Err(Error::Usage(format!(
-                "--ply {ply}: game {} of {name} has {} plies",
-                config.game,
-                game.ply()
-            )));
+    let game = config.game;
+    pdn::game_at(&read_text(path)?, game, config.ply).map_err(|error| match error {
+        GameAtError::Pdn(e) => Error::Invalid(format!("{name}: {e}")),
+        GameAtError::Replay { error, .. } => {
+            Error::Invalid(format!("{name}: game {game}: {error}"))
         }
-        game.truncate(ply);
-    }
-    Ok(game)
+        GameAtError::NoGame { games, .. } => {
+            let s = if games == 1 { "" } else { "s" };
+            Error::Usage(format!("--game {game}: {name} holds {games} game{s}"))
+        }
+        GameAtError::NoPly { ply, plies, .. } => Error::Usage(format!(
+            "--ply {ply}: game {game} of {name} has {plies} plies"
+        )),
+    })
 }
 
 /// Writes the analysis as text or JSON lines.
@@ -166,117 +135,22 @@ struct Printer {
     titled: bool,
 }
 
-/// One JSON line per completed depth.
-#[derive(Serialize)]
-struct IterationLine<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    depth: u32,
-    score: ScoreJson,
-    nodes: u64,
-    nodes_per_second: u64,
-    seconds: f64,
-    pv: &'a [String],
-}
-
-/// The last JSON line.
-#[derive(Serialize)]
-struct ResultLine<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    fen: String,
-    best_move: Option<String>,
-    score: ScoreJson,
-    depth: u32,
-    nodes: u64,
-    seconds: f64,
-    pv: &'a [String],
-}
-
 impl Printer {
     /// The position (text only).
     fn header(&self, out: &mut dyn Write) -> std::io::Result<()> {
         if self.json {
             return Ok(());
         }
-        writeln!(out, "{}", self.root.diagram())?;
-        writeln!(out, "{}", self.root.to_fen())?;
-        writeln!(out)?;
+        writeln!(out, "{}\n{}\n", self.root.diagram(), self.root.to_fen())?;
         out.flush()
     }
 
-    /// One completed depth.
-    fn iteration(&mut self, iteration: &Iteration, out: &mut dyn Write) -> std::io::Result<()> {
-        let pv = self.root.line_texts(&iteration.pv);
-        if self.json {
-            let line = IterationLine {
-                kind: "iteration",
-                depth: iteration.depth,
-                score: iteration.score.into(),
-                nodes: iteration.nodes,
-                nodes_per_second: iteration.nodes_per_second,
-                seconds: iteration.elapsed.as_secs_f64(),
-                pv: &pv,
-            };
-            serde_json::to_writer(&mut *out, &line)?;
-            return writeln!(out);
-        }
-        if !self.titled {
+    /// One line: a completed depth (under the column titles) or the result.
+    fn line(&mut self, line: &AnalysisLine, out: &mut dyn Write) -> Result<(), Error> {
+        if !self.json && !self.titled && matches!(line, AnalysisLine::Iteration { .. }) {
             self.titled = true;
-            writeln!(
-                out,
-                "{:>5}  {:>11}  {:>12}  {:>10}  {:>8}  pv",
-                "depth", "score", "nodes", "nodes/s", "time"
-            )?;
+            writeln!(out, "{}", AnalysisLine::TITLES).map_err(Error::stdout)?;
         }
-        writeln!(
-            out,
-            "{:>5}  {:>11}  {:>12}  {:>10}  {:>7.2}s  {}",
-            iteration.depth,
-            iteration.score.to_string(),
-            iteration.nodes,
-            iteration.nodes_per_second,
-            iteration.elapsed.as_secs_f64(),
-            pv.join(" ")
-        )
-    }
-
-    /// The best move.
-    fn result(
-        &self,
-        result: &damx_engine::SearchResult,
-        out: &mut dyn Write,
-    ) -> std::io::Result<()> {
-        let best = result.best_move.map(|mv| self.root.move_text(&mv));
-        if self.json {
-            let pv = self.root.line_texts(&result.pv);
-            let line = ResultLine {
-                kind: "result",
-                fen: self.root.to_fen(),
-                best_move: best,
-                score: result.score.into(),
-                depth: result.depth,
-                nodes: result.nodes,
-                seconds: result.elapsed.as_secs_f64(),
-                pv: &pv,
-            };
-            serde_json::to_writer(&mut *out, &line)?;
-            return writeln!(out);
-        }
-        match best {
-            Some(best) => writeln!(
-                out,
-                "best move {best}, score {} at depth {} ({} nodes in {:.2} s)",
-                result.score,
-                result.depth,
-                result.nodes,
-                result.elapsed.as_secs_f64()
-            ),
-            None => writeln!(
-                out,
-                "no legal move: {} to move has lost",
-                self.root.side_to_move()
-            ),
-        }
+        super::print(out, line, self.json)
     }
 }

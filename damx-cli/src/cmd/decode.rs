@@ -6,10 +6,9 @@
 //! each invalid item is named on standard error with its text and damx-wire's error (which
 //! message, which byte, what was wrong), and the command goes on with the next one.
 
-use std::io::{Read, Write};
+use std::io::Write;
 
-use bytes::BytesMut;
-use damx_wire::{FrameErrorKind, Framer, Message};
+use damx_wire::{FrameReader, Located, Message};
 
 use crate::error::Error;
 use crate::input::{Origin, Quoted, Source};
@@ -71,64 +70,23 @@ fn write_json(out: &mut dyn Write, message: &Message) -> Result<(), Error> {
 
 /// Reads the source as a NUL-framed stream and decodes every frame.
 fn decode_frames(source: &Source, out: &mut dyn Write, tally: &mut Tally) -> Result<(), Error> {
-    let Some(mut reader) = source.open()? else {
+    let Some(reader) = source.open()? else {
         return Ok(());
     };
-    let mut framer = Framer::new();
-    let mut buf = BytesMut::new();
-    let mut chunk = [0; 8192];
-    // Bytes read so far: a frame's offset in the stream is worked out from it and what is
-    // left in the buffer.
-    let mut read: u64 = 0;
-    let mut number = 0;
-    loop {
-        loop {
-            let start_of_buf = read - buf.len() as u64;
-            let result = framer.next_frame(&mut buf);
-            let end = read - buf.len() as u64;
-            let frame_start = |len: usize| end - len as u64 - 1;
-            match result {
-                Ok(None) => break,
-                Ok(Some(frame)) => {
-                    number += 1;
-                    let bytes = frame.as_bytes();
-                    let offset = frame_start(bytes.len());
-                    decode_one(Origin::Frame { number, offset }, bytes, out, tally)?;
-                }
-                Err(error) => {
-                    number += 1;
-                    let raw = error.raw();
-                    let offset = match error.kind() {
-                        FrameErrorKind::Oversized => start_of_buf,
-                        _ => frame_start(raw.as_bytes().len()),
-                    };
-                    let origin = Origin::Frame { number, offset };
-                    tally.invalid(|| problem!("{origin}: {}: {error}", Quoted(raw.as_bytes())));
-                }
-            }
-        }
-        let n = loop {
-            match reader.read(&mut chunk) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(source.read_error(e)),
-            }
-        };
-        if n == 0 {
-            break;
-        }
-        read += n as u64;
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    let start_of_buf = read - buf.len() as u64;
-    if let Some(error) = framer.finish(&mut buf) {
-        number += 1;
-        let origin = Origin::Frame {
+    for frame in FrameReader::new(reader) {
+        let Located {
             number,
-            offset: start_of_buf,
-        };
-        let raw = error.raw();
-        tally.invalid(|| problem!("{origin}: {}: {error}", Quoted(raw.as_bytes())));
+            offset,
+            item,
+        } = frame.map_err(|e| source.read_error(e))?;
+        let origin = Origin::Frame { number, offset };
+        match item {
+            Ok(frame) => decode_one(origin, frame.as_bytes(), out, tally)?,
+            Err(error) => {
+                let raw = error.raw();
+                tally.invalid(|| problem!("{origin}: {}: {error}", Quoted(raw.as_bytes())));
+            }
+        }
     }
     Ok(())
 }

@@ -1,7 +1,11 @@
 //! One module per command. Each takes its validated configuration and the output to write to,
 //! and returns an [`Error`] that `main` turns into a message and an exit code.
 
-use damx_engine::Score;
+use std::fmt::Display;
+use std::io::Write;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+
 use serde::Serialize;
 
 use crate::error::Error;
@@ -53,38 +57,39 @@ impl Tally {
     }
 }
 
-/// A score as JSON: `{"centi_men": 25}`, `{"win_in": 7}` or `{"loss_in": 4}` (plies).
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum ScoreJson {
-    /// An ordinary score in centi-men (a man is 100).
-    CentiMen(i32),
-    /// A forced win in this many plies.
-    WinIn(i32),
-    /// A forced loss in this many plies.
-    LossIn(i32),
-}
-
-impl From<Score> for ScoreJson {
-    fn from(score: Score) -> ScoreJson {
-        match score.plies_to_end() {
-            Some(plies) if plies >= 0 => ScoreJson::WinIn(plies),
-            Some(plies) => ScoreJson::LossIn(-plies),
-            None => ScoreJson::CentiMen(score.value()),
+/// Runs `work` on a thread of its own and, on this thread, hands `on` each message the work
+/// sends as it comes, and `None` every 100 ms without one (to redraw a progress line); returns
+/// what the work returns once it has. A panic of the work surfaces here as the panic it is.
+pub(crate) fn in_background<M: Send, T: Send>(
+    work: impl FnOnce(&(dyn Fn(M) + Sync)) -> T + Send,
+    mut on: impl FnMut(Option<M>),
+) -> T {
+    let (sender, messages) = mpsc::channel();
+    std::thread::scope(|scope| {
+        // The receiver lives until the work has returned and dropped its sender.
+        let worker = scope.spawn(move || work(&move |message| drop(sender.send(message))));
+        loop {
+            match messages.recv_timeout(Duration::from_millis(100)) {
+                Ok(message) => on(Some(message)),
+                Err(RecvTimeoutError::Timeout) => on(None),
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
         }
-    }
+        let outcome = worker.join();
+        outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Scores become one-key JSON objects: centi-men, or plies to a forced end.
-    #[test]
-    fn scores_become_json_objects() {
-        let json = |score| serde_json::to_string(&ScoreJson::from(score)).unwrap();
-        assert_eq!(json(Score(25)), r#"{"centi_men":25}"#);
-        assert_eq!(json(Score::win_in(7)), r#"{"win_in":7}"#);
-        assert_eq!(json(Score::loss_in(4)), r#"{"loss_in":4}"#);
+/// Writes `report` as one line of JSON, or as its text.
+pub(crate) fn print(
+    out: &mut dyn Write,
+    report: &(impl Display + Serialize),
+    json: bool,
+) -> Result<(), Error> {
+    if json {
+        serde_json::to_writer(&mut *out, report).map_err(|e| Error::stdout(e.into()))?;
+        writeln!(out).map_err(Error::stdout)
+    } else {
+        writeln!(out, "{report}").map_err(Error::stdout)
     }
 }

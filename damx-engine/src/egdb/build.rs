@@ -110,6 +110,10 @@ pub enum BuildEvent {
 /// What a build did.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct BuildReport {
+    /// The database directory.
+    pub dir: PathBuf,
+    /// The most pieces of the build.
+    pub pieces: u32,
     /// Slices built.
     pub built: Vec<Material>,
     /// Slices that were already there.
@@ -599,7 +603,11 @@ pub fn build(
     })?;
     let materials = Material::all(2, options.pieces);
     let mut tables = Tables::new();
-    let mut report = BuildReport::default();
+    let mut report = BuildReport {
+        dir: dir.clone(),
+        pieces: options.pieces,
+        ..BuildReport::default()
+    };
     let mut todo = Vec::new();
     for &material in &materials {
         let path = dir.join(file_name(material));
@@ -714,6 +722,8 @@ pub struct VerifyReport {
     pub examples: Vec<String>,
     /// Files that could not be used at all.
     pub problems: Vec<Problem>,
+    /// Seconds in all.
+    pub seconds: f64,
 }
 
 impl VerifyReport {
@@ -784,6 +794,7 @@ pub fn verify(
     every: u64,
     observer: &(dyn Fn(VerifyEvent) + Sync),
 ) -> Result<VerifyReport, EgdbError> {
+    let start = Instant::now();
     let egdb = super::Egdb::open(dir)?;
     let mut report = VerifyReport {
         problems: Vec::new(),
@@ -894,6 +905,7 @@ pub fn verify(
             wrong,
         });
     }
+    report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
 

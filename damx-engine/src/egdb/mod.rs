@@ -36,6 +36,7 @@ mod build;
 mod format;
 mod material;
 pub mod play;
+mod report;
 
 use std::fmt;
 use std::io;
@@ -50,6 +51,10 @@ pub use build::{
 pub use format::{FORMAT_VERSION, FormatError};
 pub use material::{MAX_SLICE_PIECES, Material, ParseMaterialError};
 pub use play::SharedEgdb;
+pub use report::{
+    Bytes, EgdbLocation, LoadNote, Loaded, PiecesSummary, ProbeReport, Summary, Unknown,
+    available_memory, resident_memory,
+};
 
 use format::SliceFile;
 
