@@ -99,6 +99,7 @@ fn two_sessions_a_refusal_and_a_stop() {
         let config = ServerConfig {
             session: quick(SessionConfig::default()),
             max_sessions: 2,
+            ..ServerConfig::default()
         };
         let server = thread::spawn(move || {
             serve(
@@ -220,5 +221,46 @@ fn server_on_ipv6() {
             server_report.sessions[0].1.games[1].moves,
             report.games[1].moves
         );
+    });
+}
+
+/// With `max_games` the session that plays the last game ends it with stop code 1, and the
+/// server stops by itself once that session is over: no Stop needed.
+#[test]
+fn the_server_stops_after_its_games() {
+    bounded(LIMIT, || {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let (_control, commands) = Control::new();
+        let (events_tx, _events) = unbounded();
+        let config = ServerConfig {
+            session: quick(SessionConfig::default()),
+            max_games: Some(1),
+            ..ServerConfig::default()
+        };
+        let server = thread::spawn(move || {
+            serve(
+                listener,
+                &config,
+                || Box::new(FirstLegalPlayer::new("damx")),
+                commands,
+                events_tx,
+            )
+        });
+        let (_client_control, client_commands) = Control::new();
+        let (client_events, _seen) = unbounded();
+        let series = InitiatorConfig::series(3, damx_rules::Color::White, 0, 0, &[]);
+        let report = run(
+            &Endpoint::Connect(address.into()),
+            &quick(SessionConfig::initiator(series)),
+            Box::new(RandomPlayer::new("Client", 5)),
+            client_commands,
+            client_events,
+        )
+        .unwrap();
+        assert_eq!(report.games.len(), 1);
+        let server_report = server.join().unwrap().unwrap();
+        assert_eq!(server_report.sessions.len(), 1);
+        assert_eq!(server_report.sessions[0].1.games.len(), 1);
     });
 }

@@ -17,10 +17,9 @@ use damx_session::{
     SeriesColors, SessionConfig, Timeouts,
 };
 
-use super::hub::{LocalPlayer, parse_local_player};
 use super::{EngineArgs, parse_position};
 use crate::cmd;
-use damx_session::tournament::spec::parse_seconds;
+use damx_session::tournament::spec::{LocalPlayer, parse_seconds};
 use damx_session::{Address, Endpoint};
 
 /// The default address: the DXP port on this machine.
@@ -181,6 +180,7 @@ impl ShowArgs {
                 .or(verbose.then_some(1))
                 .map(|n| n as usize),
             numbered: false,
+            detail: crate::show::detail(),
         }
     }
 }
@@ -228,7 +228,7 @@ fn engine_player(
 pub(crate) struct SideArgs {
     /// Who plays: builtin (the damx engine) or hub:COMMAND (a Hub engine program, bridged to
     /// DXP; add ,option.NAME=VALUE to set its parameters)
-    #[arg(long = "engine", value_name = "SPEC", default_value = "builtin", value_parser = parse_local_player)]
+    #[arg(long = "engine", value_name = "SPEC", default_value = "builtin")]
     player: LocalPlayer,
 
     #[command(flatten)]
