@@ -13,6 +13,7 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -51,6 +52,40 @@ pub enum SeriesColors {
     Alternate(Color),
     /// This colour in every game.
     Fixed(Color),
+}
+
+/// A word that is not one of those a setting reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChoiceError {
+    /// The words it reads.
+    pub expected: &'static str,
+    /// What it found.
+    pub found: String,
+}
+
+impl fmt::Display for ChoiceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "expected {}, found {:?}", self.expected, self.found)
+    }
+}
+
+impl std::error::Error for ChoiceError {}
+
+impl FromStr for SeriesColors {
+    type Err = ChoiceError;
+
+    /// `white` or `black` (that colour in every game), `alternate` (white first).
+    fn from_str(text: &str) -> Result<SeriesColors, ChoiceError> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "white" => Ok(SeriesColors::Fixed(Color::White)),
+            "black" => Ok(SeriesColors::Fixed(Color::Black)),
+            "alternate" => Ok(SeriesColors::Alternate(Color::White)),
+            _ => Err(ChoiceError {
+                expected: "white, black or alternate",
+                found: text.to_owned(),
+            }),
+        }
+    }
 }
 
 /// The Initiator's plan: the games to ask for, in order.
@@ -201,6 +236,22 @@ impl fmt::Display for Role {
             Role::Initiator => "initiator",
             Role::Follower => "follower",
         })
+    }
+}
+
+impl FromStr for Role {
+    type Err = ChoiceError;
+
+    /// `initiator` or `follower`, as [`Role`]'s `Display` writes them.
+    fn from_str(text: &str) -> Result<Role, ChoiceError> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "initiator" => Ok(Role::Initiator),
+            "follower" => Ok(Role::Follower),
+            _ => Err(ChoiceError {
+                expected: "initiator or follower",
+                found: text.to_owned(),
+            }),
+        }
     }
 }
 
@@ -367,6 +418,25 @@ impl Default for SessionConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The colour plans and roles read their words, whatever the case; others are refused.
+    #[test]
+    fn choices_read_their_words() {
+        assert_eq!("Black".parse(), Ok(SeriesColors::Fixed(Color::Black)));
+        assert_eq!(
+            "alternate".parse(),
+            Ok(SeriesColors::Alternate(Color::White))
+        );
+        assert!("red".parse::<SeriesColors>().is_err());
+        for role in [Role::Initiator, Role::Follower] {
+            assert_eq!(role.to_string().parse(), Ok(role));
+        }
+        let error = "leader".parse::<Role>().unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "expected initiator or follower, found \"leader\""
+        );
+    }
 
     /// A series alternates colours and plays each opening with both colours.
     #[test]

@@ -126,8 +126,8 @@ pub mod tournament;
 pub mod view;
 
 pub use config::{
-    DEFAULT_MAX_MINUTES, FollowerConfig, GameFilter, GameSettings, InitiatorConfig, NoiseBudget,
-    PdnTarget, RecordOptions, Role, RoleConfig, SeriesColors, SessionConfig, Timeouts,
+    ChoiceError, DEFAULT_MAX_MINUTES, FollowerConfig, GameFilter, GameSettings, InitiatorConfig,
+    NoiseBudget, PdnTarget, RecordOptions, Role, RoleConfig, SeriesColors, SessionConfig, Timeouts,
 };
 pub use connection::{Connection, ConnectionOptions, Transcript};
 pub use damx_rules::GameResult;
