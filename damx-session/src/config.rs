@@ -345,6 +345,78 @@ pub struct RecordOptions {
     pub event: Option<String>,
 }
 
+/// A records path that cannot be written: what could not be done, where, and why.
+#[derive(Debug)]
+pub struct RecordsError {
+    /// `create`, `write` or `write in`.
+    pub action: &'static str,
+    /// The directory or file.
+    pub path: PathBuf,
+    /// Why.
+    pub source: std::io::Error,
+}
+
+impl fmt::Display for RecordsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot {} {}: {}",
+            self.action,
+            self.path.display(),
+            self.source
+        )
+    }
+}
+
+impl std::error::Error for RecordsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+impl RecordOptions {
+    /// Checks, before any game, that the PDN records can be written: the directory (made if
+    /// needed) takes a new file, or the file can be opened for appending.
+    ///
+    /// # Errors
+    /// A [`RecordsError`] naming the path that cannot be made or written.
+    pub fn check(&self) -> Result<(), RecordsError> {
+        let failed = |action, path: &std::path::Path| {
+            let path = path.to_path_buf();
+            move |source| RecordsError {
+                action,
+                path,
+                source,
+            }
+        };
+        let Some(target) = &self.pdn else {
+            return Ok(());
+        };
+        let (dir, file) = match target {
+            PdnTarget::Directory(dir) => (dir.clone(), None),
+            PdnTarget::File(path) => (
+                path.parent()
+                    .filter(|parent| !parent.as_os_str().is_empty())
+                    .map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf),
+                Some(path),
+            ),
+        };
+        crate::record::create_dir(&dir).map_err(failed("create", &dir))?;
+        if let Some(file) = file {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(file)
+                .map_err(failed("write", file))?;
+            return Ok(());
+        }
+        let probe = dir.join(format!(".damx-write-test-{}", std::process::id()));
+        std::fs::File::create(&probe).map_err(failed("write in", &dir))?;
+        let _ = std::fs::remove_file(&probe);
+        Ok(())
+    }
+}
+
 /// Everything a session needs besides its connection, player and channels.
 #[derive(Clone, Debug)]
 pub struct SessionConfig {
@@ -418,6 +490,35 @@ impl Default for SessionConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A records directory under a plain file is refused before any game, naming the path;
+    /// one that can be made is made.
+    #[test]
+    fn records_are_checked_before_the_games() {
+        let dir = std::env::temp_dir().join(format!("damx-records-check-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let games = dir.join("games");
+        let records = |pdn| RecordOptions {
+            pdn: Some(pdn),
+            ..RecordOptions::default()
+        };
+        assert!(records(PdnTarget::Directory(games.clone())).check().is_ok());
+        assert!(games.is_dir());
+        let file = dir.join("plain");
+        std::fs::write(&file, "").unwrap();
+        let error = records(PdnTarget::Directory(file.join("below")))
+            .check()
+            .unwrap_err();
+        assert_eq!((error.action, error.path), ("create", file.join("below")));
+        assert!(
+            records(PdnTarget::File(dir.join("all.pdn")))
+                .check()
+                .is_ok()
+        );
+        assert!(RecordOptions::default().check().is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// The colour plans and roles read their words, whatever the case; others are refused.
     #[test]

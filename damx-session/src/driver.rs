@@ -62,6 +62,41 @@ impl SessionReport {
             close_reason,
         }
     }
+
+    /// What went wrong with the peer in these sessions, in words (`None`: nothing): it broke
+    /// the protocol (the violations of all of them counted), the connection failed, it went
+    /// silent, asked for no game within the idle time-out, refused the games, or the
+    /// connection was lost in the middle of a game.
+    pub fn trouble<'a>(reports: impl IntoIterator<Item = &'a SessionReport>) -> Option<String> {
+        let mut violations = 0;
+        let mut why = None;
+        for report in reports {
+            violations += report.violations;
+            why = why.or_else(|| report.close_trouble());
+        }
+        match violations {
+            0 => why,
+            n => Some(format!(
+                "the peer broke the protocol ({n} violation{} reported above)",
+                if n == 1 { "" } else { "s" }
+            )),
+        }
+    }
+
+    /// What the way this session ended says went wrong, if anything.
+    fn close_trouble(&self) -> Option<String> {
+        match &self.close_reason {
+            CloseReason::ConnectionFailed(why) => Some(format!("the connection failed: {why}")),
+            CloseReason::PeerSilent => Some("the peer went silent".to_owned()),
+            CloseReason::Idle => Some("no game was requested within the idle time-out".to_owned()),
+            CloseReason::Refused(code) => Some(format!("the peer refused the games ({code})")),
+            _ => self
+                .games
+                .iter()
+                .find(|game| matches!(game.termination, crate::record::Termination::ConnectionLost))
+                .map(|game| format!("the connection was lost during game {}", game.number)),
+        }
+    }
 }
 
 /// What can keep a session from starting.
@@ -812,6 +847,31 @@ impl Worker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The violations of all the sessions are counted and come first; otherwise the first
+    /// session that ended in trouble says which; a clean end is no trouble.
+    #[test]
+    fn trouble_is_told_in_words() {
+        let report = |violations, close_reason| SessionReport {
+            violations,
+            ..SessionReport::unconnected(close_reason)
+        };
+        let clean = report(0, CloseReason::SeriesComplete);
+        assert_eq!(SessionReport::trouble([&clean]), None);
+        let silent = report(0, CloseReason::PeerSilent);
+        assert_eq!(
+            SessionReport::trouble([&clean, &silent]).as_deref(),
+            Some("the peer went silent")
+        );
+        let (one, two) = (
+            report(1, CloseReason::PeerClosed),
+            report(2, CloseReason::PeerSilent),
+        );
+        assert_eq!(
+            SessionReport::trouble([&silent, &one, &two]).as_deref(),
+            Some("the peer broke the protocol (3 violations reported above)")
+        );
+    }
 
     /// Host and port are checked for their form only; IPv6 takes brackets.
     #[test]

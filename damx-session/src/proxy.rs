@@ -28,7 +28,7 @@
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::BytesMut;
 use crossbeam_channel::{Receiver, Sender, bounded};
@@ -36,6 +36,7 @@ use damx_wire::{Framer, Message, StreamError};
 use serde_json::{Value, json};
 
 use crate::monitor::{Finding, Monitor, Observation, Party};
+use crate::render::PerSecond;
 
 /// How many findings are given a second.
 pub const FINDINGS_A_SECOND: u32 = 5;
@@ -241,10 +242,7 @@ pub struct ProxyLog {
     buffers: [BytesMut; 2],
     frames: [usize; 2],
     findings: usize,
-    /// The second in which findings given are counted, and how many were given in it.
-    findings_given: Option<(Instant, u32)>,
-    /// Findings left out since the last one given.
-    findings_left_out: u64,
+    given: PerSecond,
 }
 
 impl ProxyLog {
@@ -257,8 +255,7 @@ impl ProxyLog {
             buffers: [BytesMut::new(), BytesMut::new()],
             frames: [0; 2],
             findings: 0,
-            findings_given: None,
-            findings_left_out: 0,
+            given: PerSecond::new(FINDINGS_A_SECOND),
         }
     }
 
@@ -368,20 +365,9 @@ impl ProxyLog {
     fn give_findings(&mut self, t: f64, findings: Vec<Finding>, entries: &mut Vec<Entry>) {
         for finding in findings {
             self.findings += 1;
-            let now = Instant::now();
-            let (since, given) = match self.findings_given {
-                Some((since, given)) if now.duration_since(since) < Duration::from_secs(1) => {
-                    (since, given)
-                }
-                _ => (now, 0),
-            };
-            if given >= FINDINGS_A_SECOND {
-                self.findings_left_out += 1;
-                self.findings_given = Some((since, given));
+            let Some(count) = self.given.allow() else {
                 continue;
-            }
-            self.findings_given = Some((since, given + 1));
-            let count = std::mem::take(&mut self.findings_left_out);
+            };
             if count > 0 {
                 entries.push(Entry::LeftOut { t, count });
             }

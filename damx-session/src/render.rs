@@ -94,10 +94,51 @@ pub struct Renderer {
     /// Put `[N]` before each text line of session `N` (a server with several sessions).
     tagged: bool,
     games: HashMap<u64, GameView>,
-    /// The second in which violation lines are counted, and how many were shown in it.
-    violations_shown: Option<(Instant, u32)>,
-    /// Violation lines left out since the last one shown.
-    violations_suppressed: u64,
+    violations: PerSecond,
+}
+
+/// A rate: at most `limit` items a second, counting those left out in between.
+#[derive(Debug)]
+pub(crate) struct PerSecond {
+    limit: u32,
+    /// The second in which items are counted, and how many were let through in it.
+    window: Option<(Instant, u32)>,
+    /// Items left out since the last one let through.
+    left_out: u64,
+}
+
+impl PerSecond {
+    /// At most `limit` a second.
+    pub(crate) fn new(limit: u32) -> PerSecond {
+        PerSecond {
+            limit,
+            window: None,
+            left_out: 0,
+        }
+    }
+
+    /// Whether an item may pass now; if so, how many were left out before it.
+    pub(crate) fn allow(&mut self) -> Option<u64> {
+        let now = Instant::now();
+        let (since, given) = match self.window {
+            Some((since, given)) if now.duration_since(since) < Duration::from_secs(1) => {
+                (since, given)
+            }
+            _ => (now, 0),
+        };
+        if given >= self.limit {
+            self.left_out += 1;
+            self.window = Some((since, given));
+            return None;
+        }
+        self.window = Some((since, given + 1));
+        Some(std::mem::take(&mut self.left_out))
+    }
+
+    /// Lets an item through whatever the rate: how many were left out before it.
+    pub(crate) fn force(&mut self) -> u64 {
+        std::mem::take(&mut self.left_out)
+    }
 }
 
 impl Renderer {
@@ -107,8 +148,7 @@ impl Renderer {
             options,
             tagged: false,
             games: HashMap::new(),
-            violations_shown: None,
-            violations_suppressed: 0,
+            violations: PerSecond::new(VIOLATIONS_A_SECOND),
         }
     }
 
@@ -183,9 +223,9 @@ impl Renderer {
         if let Event::Violation(violation) = event {
             if violation.action == ViolationAction::Closed {
                 // The violation that ends a connection is always shown.
-                suppressed = std::mem::take(&mut self.violations_suppressed);
+                suppressed = self.violations.force();
             } else {
-                match self.violation_allowed() {
+                match self.violations.allow() {
                     Some(left_out) => suppressed = left_out,
                     None => return Vec::new(),
                 }
@@ -217,24 +257,6 @@ impl Renderer {
         text.lines()
             .map(|line| Line::Out(format!("{tag}{}", escaped(line))))
             .collect()
-    }
-
-    /// Whether a violation may be shown now; if so, how many were left out before it.
-    fn violation_allowed(&mut self) -> Option<u64> {
-        let now = Instant::now();
-        let (since, shown) = match self.violations_shown {
-            Some((since, shown)) if now.duration_since(since) < Duration::from_secs(1) => {
-                (since, shown)
-            }
-            _ => (now, 0),
-        };
-        if shown >= VIOLATIONS_A_SECOND {
-            self.violations_suppressed += 1;
-            self.violations_shown = Some((since, shown));
-            return None;
-        }
-        self.violations_shown = Some((since, shown + 1));
-        Some(std::mem::take(&mut self.violations_suppressed))
     }
 
     /// The event as text lines (empty: nothing to show), or the one line it gives the log.
