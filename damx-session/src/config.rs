@@ -157,6 +157,21 @@ pub const DEFAULT_MAX_MINUTES: u16 = 120;
 /// A check the Follower applies to each GAMEREQ: `Err(why)` refuses it with `A…2`.
 pub type GameFilter = Arc<dyn Fn(&GameReq) -> Result<(), String> + Send + Sync>;
 
+/// A [`GameFilter`] that refuses games with less thinking time than `least` minutes each (a
+/// request without a clock, `000`, too).
+pub fn min_minutes(least: u16) -> GameFilter {
+    Arc::new(move |request: &GameReq| {
+        let minutes = request.minutes.get();
+        if minutes < least {
+            Err(format!(
+                "{minutes} min is less than the {least} min asked for"
+            ))
+        } else {
+            Ok(())
+        }
+    })
+}
+
 /// How the Follower answers GAMEREQs.
 #[derive(Clone)]
 pub struct FollowerConfig {
@@ -518,6 +533,25 @@ mod tests {
         );
         assert!(RecordOptions::default().check().is_ok());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The minimum-time filter refuses shorter games and games without a clock, saying why.
+    #[test]
+    fn a_minimum_time_refuses_shorter_games() {
+        let request = |minutes: &str| {
+            let frame = format!("R01{:<32}W{minutes}000A", "Peer");
+            match damx_wire::decode(frame.as_bytes()) {
+                Ok(damx_wire::Message::GameReq(request)) => request,
+                other => panic!("{other:?}"),
+            }
+        };
+        let filter = min_minutes(5);
+        assert_eq!(filter(&request("005")), Ok(()));
+        assert_eq!(
+            filter(&request("004")),
+            Err("4 min is less than the 5 min asked for".to_owned())
+        );
+        assert!(filter(&request("000")).is_err());
     }
 
     /// The colour plans and roles read their words, whatever the case; others are refused.

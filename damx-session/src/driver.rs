@@ -83,6 +83,22 @@ impl SessionReport {
         }
     }
 
+    /// What an Initiator's series of `planned` games lacks, in words (`None`: nothing): a
+    /// Follower that answered every request with `A…2` ended it without a game, or one that
+    /// closed between games (a busy server's refusal, for one) left it unfinished.
+    pub fn unfinished_series(&self, planned: usize) -> Option<String> {
+        let played = self.games.len();
+        match self.close_reason {
+            CloseReason::SeriesComplete if played == 0 => {
+                Some("the peer refused every game".to_owned())
+            }
+            CloseReason::PeerClosed if played < planned => Some(format!(
+                "the peer closed the connection after {played} of {planned} games"
+            )),
+            _ => None,
+        }
+    }
+
     /// What the way this session ended says went wrong, if anything.
     fn close_trouble(&self) -> Option<String> {
         match &self.close_reason {
@@ -870,6 +886,21 @@ mod tests {
         assert_eq!(
             SessionReport::trouble([&silent, &one, &two]).as_deref(),
             Some("the peer broke the protocol (3 violations reported above)")
+        );
+        let refused = report(0, CloseReason::SeriesComplete);
+        assert_eq!(
+            refused.unfinished_series(2).as_deref(),
+            Some("the peer refused every game")
+        );
+        assert_eq!(
+            report(0, CloseReason::PeerClosed)
+                .unfinished_series(2)
+                .as_deref(),
+            Some("the peer closed the connection after 0 of 2 games")
+        );
+        assert_eq!(
+            report(0, CloseReason::PeerClosed).unfinished_series(0),
+            None
         );
     }
 

@@ -14,7 +14,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use damx_engine::Limits;
 use damx_rules::Position;
 use damx_session::{
-    DEFAULT_PORT, EnginePlayerOptions, FollowerConfig, GameFilter, PdnTarget, RecordOptions, Role,
+    DEFAULT_PORT, EnginePlayerOptions, FollowerConfig, PdnTarget, RecordOptions, Role,
     SeriesColors, SessionConfig, Timeouts,
 };
 
@@ -297,23 +297,10 @@ pub(crate) struct FollowArgs {
 impl FollowArgs {
     /// The validated configuration.
     pub(crate) fn into_config(self) -> cmd::follow::Config {
-        let filter: Option<GameFilter> = self.min_minutes.map(|least| {
-            let filter: GameFilter = std::sync::Arc::new(move |request: &damx_wire::GameReq| {
-                let minutes = request.minutes.get();
-                if minutes < least {
-                    Err(format!(
-                        "{minutes} min is less than the {least} min asked for"
-                    ))
-                } else {
-                    Ok(())
-                }
-            });
-            filter
-        });
         let mut session = SessionConfig::follower(FollowerConfig {
             accept_games: !self.refuse_all,
             max_games: self.games,
-            filter,
+            filter: self.min_minutes.map(damx_session::config::min_minutes),
             max_minutes: self.max_minutes,
         });
         let side = self.side.apply(&mut session);
