@@ -54,6 +54,21 @@ impl PeerArgs {
     }
 }
 
+/// How fast we write: `demo`, and every command with [`DxpArgs`].
+#[derive(Debug, Args)]
+pub(crate) struct PaceArgs {
+    /// The least gap between two frames we send, in milliseconds (some clients lose a frame
+    /// that arrives together with another)
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    pace: u64,
+}
+
+impl PaceArgs {
+    fn gap(&self) -> Duration {
+        Duration::from_millis(self.pace)
+    }
+}
+
 /// Our side of the DXP dialogue.
 #[derive(Debug, Args)]
 pub(crate) struct DxpArgs {
@@ -61,10 +76,8 @@ pub(crate) struct DxpArgs {
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
 
-    /// The least gap between two frames we send, in milliseconds (some clients lose a frame
-    /// that arrives together with another)
-    #[arg(long, value_name = "MS", default_value_t = 100)]
-    pace: u64,
+    #[command(flatten)]
+    pace: PaceArgs,
 
     /// Seconds to wait for an answer the peer owes at once (GAMEACC, the GAMEEND
     /// acknowledgement, BACKACC)
@@ -81,7 +94,7 @@ impl DxpArgs {
     /// Applies these options to `config`.
     fn apply(&self, config: &mut SessionConfig) {
         config.name = self.name.clone();
-        config.frame_gap = Duration::from_millis(self.pace);
+        config.frame_gap = self.pace.gap();
         config.timeouts.reply = self.reply_timeout;
         config.timeouts.peer_move = Some(self.move_timeout).filter(|limit| !limit.is_zero());
     }
@@ -415,9 +428,8 @@ pub(crate) struct DemoArgs {
     #[command(flatten)]
     engine: EngineArgs,
 
-    /// The least gap between two frames, in milliseconds
-    #[arg(long, value_name = "MS", default_value_t = 100)]
-    pace: u64,
+    #[command(flatten)]
+    pace: PaceArgs,
 
     #[command(flatten)]
     records: RecordArgs,
@@ -449,7 +461,7 @@ impl DemoArgs {
             minutes: self.minutes.unwrap_or(5),
             initiator: player("damx initiator"),
             follower: player("damx follower"),
-            frame_gap: Duration::from_millis(self.pace),
+            frame_gap: self.pace.gap(),
             records,
             show: self.show.show(Some(10)),
         }
