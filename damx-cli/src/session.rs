@@ -23,11 +23,7 @@
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Mutex, Once};
 
-use std::path::{Path, PathBuf};
-
-use damx_session::{
-    CloseReason, Command, PdnTarget, RecordOptions, SessionError, SessionReport, Termination,
-};
+use damx_session::{CloseReason, Command, RecordOptions, SessionError, SessionReport};
 
 use crate::error::Error;
 use crate::log::{debug, note};
@@ -59,35 +55,11 @@ pub(crate) fn record_failed() {
     RECORDS_FAILED.fetch_add(1, Ordering::SeqCst);
 }
 
-/// Checks, before any game, that the PDN records can be written: the directory (made if
-/// needed) takes a new file, or the file can be opened for appending.
+/// Checks, before any game, that the PDN records can be written ([`RecordOptions::check`]).
 pub(crate) fn check_records(records: &RecordOptions) -> Result<(), Error> {
-    let Some(target) = &records.pdn else {
-        return Ok(());
-    };
-    let (dir, file) = match target {
-        PdnTarget::Directory(dir) => (dir.clone(), None),
-        PdnTarget::File(path) => (
-            path.parent()
-                .filter(|parent| !parent.as_os_str().is_empty())
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|| PathBuf::from(".")),
-            Some(path),
-        ),
-    };
-    damx_session::record::create_dir(&dir).map_err(|source| Error::file("create", &dir, source))?;
-    if let Some(file) = file {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(file)
-            .map_err(|source| Error::file("write", file, source))?;
-        return Ok(());
-    }
-    let probe = dir.join(format!(".damx-write-test-{}", std::process::id()));
-    std::fs::File::create(&probe).map_err(|source| Error::file("write in", &dir, source))?;
-    let _ = std::fs::remove_file(&probe);
-    Ok(())
+    records
+        .check()
+        .map_err(|error| Error::file(error.action, &error.path, error.source))
 }
 
 /// How many times Ctrl-C was pressed.
@@ -219,30 +191,15 @@ pub(crate) fn verdict<'a>(
             source: std::io::Error::other("write failed"),
         });
     }
-    let mut violations = 0;
-    let mut trouble = None;
-    for report in reports {
-        violations += report.violations;
-        let lost = report
-            .games
-            .iter()
-            .find(|game| matches!(game.termination, Termination::ConnectionLost));
-        let why = match &report.close_reason {
-            CloseReason::ConnectionFailed(why) => Some(format!("the connection failed: {why}")),
-            CloseReason::PeerSilent => Some("the peer went silent".to_owned()),
-            CloseReason::Idle => Some("no game was requested within the idle time-out".to_owned()),
-            CloseReason::Refused(code) => Some(format!("the peer refused the games ({code})")),
-            CloseReason::Aborted => return Err(Error::Interrupted),
-            _ => lost.map(|game| format!("the connection was lost during game {}", game.number)),
-        };
-        trouble = trouble.or(why);
+    let reports: Vec<&SessionReport> = reports.into_iter().collect();
+    if reports
+        .iter()
+        .any(|report| report.close_reason == CloseReason::Aborted)
+    {
+        return Err(Error::Interrupted);
     }
-    match (violations, trouble) {
-        (0, None) => Ok(()),
-        (0, Some(why)) => Err(Error::Peer(why)),
-        (n, _) => Err(Error::Peer(format!(
-            "the peer broke the protocol ({n} violation{} reported above)",
-            if n == 1 { "" } else { "s" }
-        ))),
+    match SessionReport::trouble(reports) {
+        None => Ok(()),
+        Some(why) => Err(Error::Peer(why)),
     }
 }

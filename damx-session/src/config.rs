@@ -13,6 +13,7 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -51,6 +52,40 @@ pub enum SeriesColors {
     Alternate(Color),
     /// This colour in every game.
     Fixed(Color),
+}
+
+/// A word that is not one of those a setting reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChoiceError {
+    /// The words it reads.
+    pub expected: &'static str,
+    /// What it found.
+    pub found: String,
+}
+
+impl fmt::Display for ChoiceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "expected {}, found {:?}", self.expected, self.found)
+    }
+}
+
+impl std::error::Error for ChoiceError {}
+
+impl FromStr for SeriesColors {
+    type Err = ChoiceError;
+
+    /// `white` or `black` (that colour in every game), `alternate` (white first).
+    fn from_str(text: &str) -> Result<SeriesColors, ChoiceError> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "white" => Ok(SeriesColors::Fixed(Color::White)),
+            "black" => Ok(SeriesColors::Fixed(Color::Black)),
+            "alternate" => Ok(SeriesColors::Alternate(Color::White)),
+            _ => Err(ChoiceError {
+                expected: "white, black or alternate",
+                found: text.to_owned(),
+            }),
+        }
+    }
 }
 
 /// The Initiator's plan: the games to ask for, in order.
@@ -121,6 +156,21 @@ pub const DEFAULT_MAX_MINUTES: u16 = 120;
 
 /// A check the Follower applies to each GAMEREQ: `Err(why)` refuses it with `A…2`.
 pub type GameFilter = Arc<dyn Fn(&GameReq) -> Result<(), String> + Send + Sync>;
+
+/// A [`GameFilter`] that refuses games with less thinking time than `least` minutes each (a
+/// request without a clock, `000`, too).
+pub fn min_minutes(least: u16) -> GameFilter {
+    Arc::new(move |request: &GameReq| {
+        let minutes = request.minutes.get();
+        if minutes < least {
+            Err(format!(
+                "{minutes} min is less than the {least} min asked for"
+            ))
+        } else {
+            Ok(())
+        }
+    })
+}
 
 /// How the Follower answers GAMEREQs.
 #[derive(Clone)]
@@ -201,6 +251,22 @@ impl fmt::Display for Role {
             Role::Initiator => "initiator",
             Role::Follower => "follower",
         })
+    }
+}
+
+impl FromStr for Role {
+    type Err = ChoiceError;
+
+    /// `initiator` or `follower`, as [`Role`]'s `Display` writes them.
+    fn from_str(text: &str) -> Result<Role, ChoiceError> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "initiator" => Ok(Role::Initiator),
+            "follower" => Ok(Role::Follower),
+            _ => Err(ChoiceError {
+                expected: "initiator or follower",
+                found: text.to_owned(),
+            }),
+        }
     }
 }
 
@@ -294,6 +360,78 @@ pub struct RecordOptions {
     pub event: Option<String>,
 }
 
+/// A records path that cannot be written: what could not be done, where, and why.
+#[derive(Debug)]
+pub struct RecordsError {
+    /// `create`, `write` or `write in`.
+    pub action: &'static str,
+    /// The directory or file.
+    pub path: PathBuf,
+    /// Why.
+    pub source: std::io::Error,
+}
+
+impl fmt::Display for RecordsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot {} {}: {}",
+            self.action,
+            self.path.display(),
+            self.source
+        )
+    }
+}
+
+impl std::error::Error for RecordsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+impl RecordOptions {
+    /// Checks, before any game, that the PDN records can be written: the directory (made if
+    /// needed) takes a new file, or the file can be opened for appending.
+    ///
+    /// # Errors
+    /// A [`RecordsError`] naming the path that cannot be made or written.
+    pub fn check(&self) -> Result<(), RecordsError> {
+        let failed = |action, path: &std::path::Path| {
+            let path = path.to_path_buf();
+            move |source| RecordsError {
+                action,
+                path,
+                source,
+            }
+        };
+        let Some(target) = &self.pdn else {
+            return Ok(());
+        };
+        let (dir, file) = match target {
+            PdnTarget::Directory(dir) => (dir.clone(), None),
+            PdnTarget::File(path) => (
+                path.parent()
+                    .filter(|parent| !parent.as_os_str().is_empty())
+                    .map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf),
+                Some(path),
+            ),
+        };
+        crate::record::create_dir(&dir).map_err(failed("create", &dir))?;
+        if let Some(file) = file {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(file)
+                .map_err(failed("write", file))?;
+            return Ok(());
+        }
+        let probe = dir.join(format!(".damx-write-test-{}", std::process::id()));
+        std::fs::File::create(&probe).map_err(failed("write in", &dir))?;
+        let _ = std::fs::remove_file(&probe);
+        Ok(())
+    }
+}
+
 /// Everything a session needs besides its connection, player and channels.
 #[derive(Clone, Debug)]
 pub struct SessionConfig {
@@ -367,6 +505,73 @@ impl Default for SessionConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A records directory under a plain file is refused before any game, naming the path;
+    /// one that can be made is made.
+    #[test]
+    fn records_are_checked_before_the_games() {
+        let dir = std::env::temp_dir().join(format!("damx-records-check-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let games = dir.join("games");
+        let records = |pdn| RecordOptions {
+            pdn: Some(pdn),
+            ..RecordOptions::default()
+        };
+        assert!(records(PdnTarget::Directory(games.clone())).check().is_ok());
+        assert!(games.is_dir());
+        let file = dir.join("plain");
+        std::fs::write(&file, "").unwrap();
+        let error = records(PdnTarget::Directory(file.join("below")))
+            .check()
+            .unwrap_err();
+        assert_eq!((error.action, error.path), ("create", file.join("below")));
+        assert!(
+            records(PdnTarget::File(dir.join("all.pdn")))
+                .check()
+                .is_ok()
+        );
+        assert!(RecordOptions::default().check().is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The minimum-time filter refuses shorter games and games without a clock, saying why.
+    #[test]
+    fn a_minimum_time_refuses_shorter_games() {
+        let request = |minutes: &str| {
+            let frame = format!("R01{:<32}W{minutes}000A", "Peer");
+            match damx_wire::decode(frame.as_bytes()) {
+                Ok(damx_wire::Message::GameReq(request)) => request,
+                other => panic!("{other:?}"),
+            }
+        };
+        let filter = min_minutes(5);
+        assert_eq!(filter(&request("005")), Ok(()));
+        assert_eq!(
+            filter(&request("004")),
+            Err("4 min is less than the 5 min asked for".to_owned())
+        );
+        assert!(filter(&request("000")).is_err());
+    }
+
+    /// The colour plans and roles read their words, whatever the case; others are refused.
+    #[test]
+    fn choices_read_their_words() {
+        assert_eq!("Black".parse(), Ok(SeriesColors::Fixed(Color::Black)));
+        assert_eq!(
+            "alternate".parse(),
+            Ok(SeriesColors::Alternate(Color::White))
+        );
+        assert!("red".parse::<SeriesColors>().is_err());
+        for role in [Role::Initiator, Role::Follower] {
+            assert_eq!(role.to_string().parse(), Ok(role));
+        }
+        let error = "leader".parse::<Role>().unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "expected initiator or follower, found \"leader\""
+        );
+    }
 
     /// A series alternates colours and plays each opening with both colours.
     #[test]

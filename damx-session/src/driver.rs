@@ -62,6 +62,57 @@ impl SessionReport {
             close_reason,
         }
     }
+
+    /// What went wrong with the peer in these sessions, in words (`None`: nothing): it broke
+    /// the protocol (the violations of all of them counted), the connection failed, it went
+    /// silent, asked for no game within the idle time-out, refused the games, or the
+    /// connection was lost in the middle of a game.
+    pub fn trouble<'a>(reports: impl IntoIterator<Item = &'a SessionReport>) -> Option<String> {
+        let mut violations = 0;
+        let mut why = None;
+        for report in reports {
+            violations += report.violations;
+            why = why.or_else(|| report.close_trouble());
+        }
+        match violations {
+            0 => why,
+            n => Some(format!(
+                "the peer broke the protocol ({n} violation{} reported above)",
+                if n == 1 { "" } else { "s" }
+            )),
+        }
+    }
+
+    /// What an Initiator's series of `planned` games lacks, in words (`None`: nothing): a
+    /// Follower that answered every request with `A…2` ended it without a game, or one that
+    /// closed between games (a busy server's refusal, for one) left it unfinished.
+    pub fn unfinished_series(&self, planned: usize) -> Option<String> {
+        let played = self.games.len();
+        match self.close_reason {
+            CloseReason::SeriesComplete if played == 0 => {
+                Some("the peer refused every game".to_owned())
+            }
+            CloseReason::PeerClosed if played < planned => Some(format!(
+                "the peer closed the connection after {played} of {planned} games"
+            )),
+            _ => None,
+        }
+    }
+
+    /// What the way this session ended says went wrong, if anything.
+    fn close_trouble(&self) -> Option<String> {
+        match &self.close_reason {
+            CloseReason::ConnectionFailed(why) => Some(format!("the connection failed: {why}")),
+            CloseReason::PeerSilent => Some("the peer went silent".to_owned()),
+            CloseReason::Idle => Some("no game was requested within the idle time-out".to_owned()),
+            CloseReason::Refused(code) => Some(format!("the peer refused the games ({code})")),
+            _ => self
+                .games
+                .iter()
+                .find(|game| matches!(game.termination, crate::record::Termination::ConnectionLost))
+                .map(|game| format!("the connection was lost during game {}", game.number)),
+        }
+    }
 }
 
 /// What can keep a session from starting.
@@ -812,6 +863,46 @@ impl Worker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The violations of all the sessions are counted and come first; otherwise the first
+    /// session that ended in trouble says which; a clean end is no trouble.
+    #[test]
+    fn trouble_is_told_in_words() {
+        let report = |violations, close_reason| SessionReport {
+            violations,
+            ..SessionReport::unconnected(close_reason)
+        };
+        let clean = report(0, CloseReason::SeriesComplete);
+        assert_eq!(SessionReport::trouble([&clean]), None);
+        let silent = report(0, CloseReason::PeerSilent);
+        assert_eq!(
+            SessionReport::trouble([&clean, &silent]).as_deref(),
+            Some("the peer went silent")
+        );
+        let (one, two) = (
+            report(1, CloseReason::PeerClosed),
+            report(2, CloseReason::PeerSilent),
+        );
+        assert_eq!(
+            SessionReport::trouble([&silent, &one, &two]).as_deref(),
+            Some("the peer broke the protocol (3 violations reported above)")
+        );
+        let refused = report(0, CloseReason::SeriesComplete);
+        assert_eq!(
+            refused.unfinished_series(2).as_deref(),
+            Some("the peer refused every game")
+        );
+        assert_eq!(
+            report(0, CloseReason::PeerClosed)
+                .unfinished_series(2)
+                .as_deref(),
+            Some("the peer closed the connection after 0 of 2 games")
+        );
+        assert_eq!(
+            report(0, CloseReason::PeerClosed).unfinished_series(0),
+            None
+        );
+    }
 
     /// Host and port are checked for their form only; IPv6 takes brackets.
     #[test]

@@ -17,9 +17,14 @@
 //!   (connect or listen), [`play_loopback`] plays two sessions against each other on
 //!   127.0.0.1, and [`serve`] is a Follower that serves several connections at once.
 //! - Players: [`EnginePlayer`] (the damx engine), [`FirstLegalPlayer`], [`RandomPlayer`],
-//!   [`ScriptedPlayer`]; anything else implements [`Player`].
+//!   [`ScriptedPlayer`]; anything else implements [`Player`]. A person plays through a
+//!   [`ChannelPlayer`] and a [`seat::Seat`], which turns what they want into moves and commands.
 //! - Records: every game ends as a [`GameRecord`] (in [`Event::GameOver`] and the
 //!   [`SessionReport`]), saved as PDN when [`RecordOptions::pdn`] says where.
+//! - Showing a session: [`render::Renderer`] turns its events into the lines a person reads
+//!   (or JSON lines), as `damx follow` and the other session commands print them.
+//! - Watching two programs: [`proxy`] relays a connection between them and logs it frame by
+//!   frame with what each frame means and what breaks the spec, behind `damx proxy`.
 //! - Refereeing: [`referee`] plays one game between two DXP programs with damx as the
 //!   Initiator towards both (legality checks, clocks, forfeits, adjudication), and
 //!   [`tournament`] runs matches (N games or an SPRT), round robins and gauntlets on it, with
@@ -111,15 +116,18 @@ pub mod hub;
 pub mod machine;
 pub mod monitor;
 pub mod player;
+pub mod proxy;
 pub mod record;
 pub mod referee;
+pub mod render;
+pub mod seat;
 pub mod server;
 pub mod tournament;
 pub mod view;
 
 pub use config::{
-    DEFAULT_MAX_MINUTES, FollowerConfig, GameFilter, GameSettings, InitiatorConfig, NoiseBudget,
-    PdnTarget, RecordOptions, Role, RoleConfig, SeriesColors, SessionConfig, Timeouts,
+    ChoiceError, DEFAULT_MAX_MINUTES, FollowerConfig, GameFilter, GameSettings, InitiatorConfig,
+    NoiseBudget, PdnTarget, RecordOptions, Role, RoleConfig, SeriesColors, SessionConfig, Timeouts,
 };
 pub use connection::{Connection, ConnectionOptions, Transcript};
 pub use damx_rules::GameResult;

@@ -67,6 +67,11 @@ pub struct ServerConfig {
     pub session: SessionConfig,
     /// How many sessions may run at once.
     pub max_sessions: usize,
+    /// Stop after this many games in all: the session that plays the last one ends it with
+    /// stop code `1` (its [`FollowerConfig::max_games`](crate::FollowerConfig::max_games) is
+    /// at most this), then the server stops listening and stops the other sessions, each at
+    /// the end of its game.
+    pub max_games: Option<u32>,
 }
 
 impl Default for ServerConfig {
@@ -75,6 +80,7 @@ impl Default for ServerConfig {
         ServerConfig {
             session: SessionConfig::default(),
             max_sessions: 4,
+            max_games: None,
         }
     }
 }
@@ -208,7 +214,7 @@ pub fn serve_on(
 }
 
 /// Serves connections on `listener` until [`Command::Stop`] or [`Command::Abort`] arrives on
-/// `control` and every session is over. `players` makes the player of each new session.
+/// `control` (or [`ServerConfig::max_games`] are played) and every session is over. `players` makes the player of each new session.
 ///
 /// # Errors
 /// If the listener fails (accepting, or switching it to non-blocking mode).
@@ -232,6 +238,12 @@ pub fn serve(
     if !matches!(session_config.role, RoleConfig::Follower(_)) {
         session_config.role = RoleConfig::Follower(Default::default());
     }
+    if let (RoleConfig::Follower(follower), Some(games)) =
+        (&mut session_config.role, config.max_games)
+    {
+        follower.max_games = Some(follower.max_games.map_or(games, |own| own.min(games)));
+    }
+    let mut games_played = 0;
     let max_sessions = session_limit(config, &events);
     let mut backoff = ACCEPT_BACKOFF_MIN;
     let mut paused_until: Option<Instant> = None;
@@ -245,6 +257,17 @@ pub fn serve(
         // Finished sessions.
         while let Ok((id, session)) = done.try_recv() {
             running.remove(&id);
+            games_played += session.games.len();
+            if config
+                .max_games
+                .is_some_and(|games| games_played >= games as usize)
+                && listener.take().is_some()
+            {
+                // The last game is played: the others end theirs and stop.
+                for other in running.values() {
+                    let _ = other.send(Command::Stop);
+                }
+            }
             report.sessions.push((id, session.clone()));
             let _ = events.send(ServerEvent::Ended {
                 id,

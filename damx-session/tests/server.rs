@@ -1,5 +1,5 @@
 //! The Follower server: two sessions at once with a third refused, capacity freed when a
-//! session ends, a stop that ends each game on its turn, and IPv6.
+//! session ends, a stop that ends each game on its turn, IPv6, and a limit on the games.
 
 mod common;
 
@@ -11,11 +11,51 @@ use std::time::Duration;
 use common::{bounded, quick, wait_for};
 use crossbeam_channel::{Receiver, unbounded};
 use damx_session::{
-    CloseReason, Control, Endpoint, FirstLegalPlayer, InitiatorConfig, RandomPlayer, ServerConfig,
-    ServerEvent, SessionConfig, run, serve,
+    CloseReason, Control, Endpoint, Event, FirstLegalPlayer, InitiatorConfig, RandomPlayer,
+    ServerConfig, ServerEvent, ServerReport, SessionConfig, SessionError, SessionReport, run,
+    serve,
 };
 
 const LIMIT: Duration = Duration::from_secs(30);
+
+/// A server of first-legal-move players on `listener`: its control, its events and its thread.
+fn start_server(
+    listener: TcpListener,
+    config: ServerConfig,
+) -> (
+    Control,
+    Receiver<ServerEvent>,
+    thread::JoinHandle<Result<ServerReport, SessionError>>,
+) {
+    let (control, commands) = Control::new();
+    let (events_tx, events) = unbounded();
+    let server = thread::spawn(move || {
+        serve(
+            listener,
+            &config,
+            || Box::new(FirstLegalPlayer::new("damx")),
+            commands,
+            events_tx,
+        )
+    });
+    (control, events, server)
+}
+
+/// A damx Initiator asking the server at `address` for `games` games: its events and report.
+fn play_series(address: SocketAddr, games: u32) -> (Receiver<Event>, SessionReport) {
+    let (_control, commands) = Control::new();
+    let (events_tx, events) = unbounded();
+    let series = InitiatorConfig::series(games, damx_rules::Color::White, 0, 0, &[]);
+    let report = run(
+        &Endpoint::Connect(address.into()),
+        &quick(SessionConfig::initiator(series)),
+        Box::new(RandomPlayer::new("Client", 5)),
+        commands,
+        events_tx,
+    )
+    .unwrap();
+    (events, report)
+}
 
 /// A raw client that frames what it reads.
 struct Client {
@@ -94,21 +134,12 @@ fn two_sessions_a_refusal_and_a_stop() {
     bounded(LIMIT, || {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let address = listener.local_addr().unwrap();
-        let (control, commands) = Control::new();
-        let (events_tx, events) = unbounded();
         let config = ServerConfig {
             session: quick(SessionConfig::default()),
             max_sessions: 2,
+            ..ServerConfig::default()
         };
-        let server = thread::spawn(move || {
-            serve(
-                listener,
-                &config,
-                || Box::new(FirstLegalPlayer::new("damx")),
-                commands,
-                events_tx,
-            )
-        });
+        let (control, events, server) = start_server(listener, config);
         let mut first = Client::connect(address);
         assert_eq!(accepted(&events), 1);
         let mut second = Client::connect(address);
@@ -177,37 +208,15 @@ fn server_on_ipv6() {
     bounded(LIMIT, || {
         let listener = TcpListener::bind("[::1]:0").expect("this machine has ::1");
         let address = listener.local_addr().unwrap();
-        let (control, commands) = Control::new();
-        let (events_tx, events) = unbounded();
         let config = ServerConfig {
             session: quick(SessionConfig::default()),
             ..ServerConfig::default()
         };
-        let server = thread::spawn(move || {
-            serve(
-                listener,
-                &config,
-                || Box::new(FirstLegalPlayer::new("damx")),
-                commands,
-                events_tx,
-            )
-        });
-        let (_client_control, client_commands) = Control::new();
-        let (client_events, seen) = unbounded();
-        let series = InitiatorConfig::series(2, damx_rules::Color::White, 0, 0, &[]);
-        let report = run(
-            &Endpoint::Connect(address.into()),
-            &quick(SessionConfig::initiator(series)),
-            Box::new(RandomPlayer::new("Client", 5)),
-            client_commands,
-            client_events,
-        )
-        .unwrap();
+        let (control, events, server) = start_server(listener, config);
+        let (seen, report) = play_series(address, 2);
         assert_eq!(report.games.len(), 2);
         assert!(report.peer.unwrap().is_ipv6());
-        wait_for(&seen, |e| {
-            matches!(e, damx_session::Event::Closed(_)).then_some(())
-        });
+        wait_for(&seen, |e| matches!(e, Event::Closed(_)).then_some(()));
         let ended = wait_for_server(&events, |e| match e {
             ServerEvent::Ended { report, .. } => Some(report.games.len()),
             _ => None,
@@ -220,5 +229,26 @@ fn server_on_ipv6() {
             server_report.sessions[0].1.games[1].moves,
             report.games[1].moves
         );
+    });
+}
+
+/// With `max_games` the session that plays the last game ends it with stop code 1, and the
+/// server stops by itself once that session is over: no Stop needed.
+#[test]
+fn the_server_stops_after_its_games() {
+    bounded(LIMIT, || {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let config = ServerConfig {
+            session: quick(SessionConfig::default()),
+            max_games: Some(1),
+            ..ServerConfig::default()
+        };
+        let (_control, _events, server) = start_server(listener, config);
+        let (_seen, report) = play_series(address, 3);
+        assert_eq!(report.games.len(), 1);
+        let server_report = server.join().unwrap().unwrap();
+        assert_eq!(server_report.sessions.len(), 1);
+        assert_eq!(server_report.sessions[0].1.games.len(), 1);
     });
 }

@@ -9,40 +9,29 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use damx_engine::Limits;
-use damx_rules::{Color, Position};
+use damx_rules::Position;
 use damx_session::{
-    DEFAULT_PORT, EnginePlayerOptions, FollowerConfig, GameFilter, PdnTarget, RecordOptions, Role,
+    DEFAULT_PORT, EnginePlayerOptions, FollowerConfig, PdnTarget, RecordOptions, Role,
     SeriesColors, SessionConfig, Timeouts,
 };
 
-use super::hub::{LocalPlayer, parse_local_player};
 use super::{EngineArgs, parse_position};
 use crate::cmd;
-use damx_session::tournament::spec::parse_seconds;
+use damx_session::tournament::spec::{LocalPlayer, parse_seconds};
 use damx_session::{Address, Endpoint};
-
-/// The default address: the DXP port on this machine.
-fn default_address() -> Address {
-    Address::new("127.0.0.1", DEFAULT_PORT)
-}
-
-/// `HOST:PORT`, checked for its form; the name is resolved when the command runs.
-fn parse_address(text: &str) -> Result<Address, String> {
-    text.parse()
-        .map_err(|e: damx_session::AddressError| e.to_string())
-}
 
 /// Where the other program is: we listen for it, or we connect to it.
 #[derive(Debug, Args)]
 pub(crate) struct PeerArgs {
     /// Listen on this address (HOST:PORT; an IPv6 address goes in brackets; port 0 picks a free one)
-    #[arg(long, value_name = "ADDR", value_parser = parse_address, conflicts_with = "connect")]
+    #[arg(long, value_name = "ADDR", conflicts_with = "connect")]
     listen: Option<Address>,
 
     /// Connect to the program listening on this address (HOST:PORT)
-    #[arg(long, value_name = "ADDR", value_parser = parse_address)]
+    #[arg(long, value_name = "ADDR")]
     connect: Option<Address>,
 }
 
@@ -52,14 +41,31 @@ impl PeerArgs {
         match (&self.listen, &self.connect) {
             (Some(address), _) => Endpoint::Listen(address.clone()),
             (None, Some(address)) => Endpoint::Connect(address.clone()),
-            (None, None) if listen_by_default => Endpoint::Listen(default_address()),
-            (None, None) => Endpoint::Connect(default_address()),
+            (None, None) if listen_by_default => {
+                Endpoint::Listen(Address::new("127.0.0.1", DEFAULT_PORT))
+            }
+            (None, None) => Endpoint::Connect(Address::new("127.0.0.1", DEFAULT_PORT)),
         }
     }
 
     /// The peer if one was given.
     fn given(&self) -> Option<Endpoint> {
         (self.listen.is_some() || self.connect.is_some()).then(|| self.peer(true))
+    }
+}
+
+/// How fast we write: `demo`, and every command with [`DxpArgs`].
+#[derive(Debug, Args)]
+pub(crate) struct PaceArgs {
+    /// The least gap between two frames we send, in milliseconds (some clients lose a frame
+    /// that arrives together with another)
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    pace: u64,
+}
+
+impl PaceArgs {
+    fn gap(&self) -> Duration {
+        Duration::from_millis(self.pace)
     }
 }
 
@@ -70,10 +76,8 @@ pub(crate) struct DxpArgs {
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
 
-    /// The least gap between two frames we send, in milliseconds (some clients lose a frame
-    /// that arrives together with another)
-    #[arg(long, value_name = "MS", default_value_t = 100)]
-    pace: u64,
+    #[command(flatten)]
+    pace: PaceArgs,
 
     /// Seconds to wait for an answer the peer owes at once (GAMEACC, the GAMEEND
     /// acknowledgement, BACKACC)
@@ -90,7 +94,7 @@ impl DxpArgs {
     /// Applies these options to `config`.
     fn apply(&self, config: &mut SessionConfig) {
         config.name = self.name.clone();
-        config.frame_gap = Duration::from_millis(self.pace);
+        config.frame_gap = self.pace.gap();
         config.timeouts.reply = self.reply_timeout;
         config.timeouts.peer_move = Some(self.move_timeout).filter(|limit| !limit.is_zero());
     }
@@ -181,30 +185,19 @@ impl ShowArgs {
                 .or(verbose.then_some(1))
                 .map(|n| n as usize),
             numbered: false,
+            detail: crate::show::detail(),
         }
     }
 }
 
-/// The colour damx plays in the games it asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ColorChoice {
-    /// White in every game.
-    White,
-    /// Black in every game.
-    Black,
-    /// White in the first game, then alternating.
-    Alternate,
-}
-
-impl ColorChoice {
-    /// Our colours through the series.
-    pub(crate) fn series(self) -> SeriesColors {
-        match self {
-            ColorChoice::White => SeriesColors::Fixed(Color::White),
-            ColorChoice::Black => SeriesColors::Fixed(Color::Black),
-            ColorChoice::Alternate => SeriesColors::Alternate(Color::White),
-        }
-    }
+/// `--color`: [`SeriesColors`]'s words, listed with their meaning in the help.
+fn colors() -> impl TypedValueParser<Value = SeriesColors> {
+    PossibleValuesParser::new([
+        PossibleValue::new("white").help("White in every game"),
+        PossibleValue::new("black").help("Black in every game"),
+        PossibleValue::new("alternate").help("White in the first game, then alternating"),
+    ])
+    .try_map(|text| text.parse::<SeriesColors>())
 }
 
 /// The engine player for `engine` and `strength` options.
@@ -228,7 +221,7 @@ fn engine_player(
 pub(crate) struct SideArgs {
     /// Who plays: builtin (the damx engine) or hub:COMMAND (a Hub engine program, bridged to
     /// DXP; add ,option.NAME=VALUE to set its parameters)
-    #[arg(long = "engine", value_name = "SPEC", default_value = "builtin", value_parser = parse_local_player)]
+    #[arg(long = "engine", value_name = "SPEC", default_value = "builtin")]
     player: LocalPlayer,
 
     #[command(flatten)]
@@ -317,23 +310,10 @@ pub(crate) struct FollowArgs {
 impl FollowArgs {
     /// The validated configuration.
     pub(crate) fn into_config(self) -> cmd::follow::Config {
-        let filter: Option<GameFilter> = self.min_minutes.map(|least| {
-            let filter: GameFilter = std::sync::Arc::new(move |request: &damx_wire::GameReq| {
-                let minutes = request.minutes.get();
-                if minutes < least {
-                    Err(format!(
-                        "{minutes} min is less than the {least} min asked for"
-                    ))
-                } else {
-                    Ok(())
-                }
-            });
-            filter
-        });
         let mut session = SessionConfig::follower(FollowerConfig {
             accept_games: !self.refuse_all,
             max_games: self.games,
-            filter,
+            filter: self.min_minutes.map(damx_session::config::min_minutes),
             max_minutes: self.max_minutes,
         });
         let side = self.side.apply(&mut session);
@@ -376,8 +356,8 @@ pub(crate) struct InitiateArgs {
     moves: u16,
 
     /// The colour damx plays (the Follower gets the other one)
-    #[arg(long, value_enum, default_value_t = ColorChoice::Alternate)]
-    color: ColorChoice,
+    #[arg(long, default_value = "alternate", value_parser = colors())]
+    color: SeriesColors,
 
     /// Start every game from this position (a FEN) instead of the normal start
     #[arg(long, value_name = "FEN", value_parser = parse_position, conflicts_with_all = ["openings", "ballots"])]
@@ -413,7 +393,7 @@ impl InitiateArgs {
             games: self.games,
             minutes: self.minutes,
             move_limit: self.moves,
-            color: self.color.series(),
+            color: self.color,
             openings,
             hub: side.hub,
             player: side.player,
@@ -448,9 +428,8 @@ pub(crate) struct DemoArgs {
     #[command(flatten)]
     engine: EngineArgs,
 
-    /// The least gap between two frames, in milliseconds
-    #[arg(long, value_name = "MS", default_value_t = 100)]
-    pace: u64,
+    #[command(flatten)]
+    pace: PaceArgs,
 
     #[command(flatten)]
     records: RecordArgs,
@@ -482,22 +461,13 @@ impl DemoArgs {
             minutes: self.minutes.unwrap_or(5),
             initiator: player("damx initiator"),
             follower: player("damx follower"),
-            frame_gap: Duration::from_millis(self.pace),
+            frame_gap: self.pace.gap(),
             records,
             show: self.show.show(Some(10)),
         }
     }
 }
 // ---- play -----------------------------------------------------------------------------------
-
-/// Our role in a game against another program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum RoleChoice {
-    /// We ask for the game (GAMEREQ): colour, clock and start are ours to choose.
-    Initiator,
-    /// We accept the game the other program asks for.
-    Follower,
-}
 
 /// `damx play`.
 #[derive(Debug, Args)]
@@ -506,12 +476,15 @@ pub(crate) struct PlayArgs {
     peer: PeerArgs,
 
     /// Our role against another program (against the built-in engine we ask for the game)
-    #[arg(long, value_enum, default_value_t = RoleChoice::Initiator)]
-    role: RoleChoice,
+    #[arg(long, default_value = "initiator", value_parser = PossibleValuesParser::new([
+        PossibleValue::new("initiator").help("We ask for the game (GAMEREQ): colour, clock and start are ours to choose"),
+        PossibleValue::new("follower").help("We accept the game the other program asks for"),
+    ]).try_map(|text| text.parse::<Role>()))]
+    role: Role,
 
     /// The colour you play (as Initiator)
-    #[arg(long, value_enum, default_value_t = ColorChoice::White)]
-    color: ColorChoice,
+    #[arg(long, default_value = "white", value_parser = colors())]
+    color: SeriesColors,
 
     /// How many games to ask for (as Initiator)
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -568,11 +541,8 @@ impl PlayArgs {
             .unwrap_or_else(|| "player".to_owned());
         cmd::play::Config {
             peer: self.peer.given(),
-            role: match self.role {
-                RoleChoice::Initiator => Role::Initiator,
-                RoleChoice::Follower => Role::Follower,
-            },
-            color: self.color.series(),
+            role: self.role,
+            color: self.color,
             games: self.games,
             minutes: self.minutes,
             move_limit: self.moves,
@@ -590,11 +560,11 @@ impl PlayArgs {
 #[derive(Debug, Args)]
 pub(crate) struct ProxyArgs {
     /// Listen on this address for the first program (HOST:PORT; port 0 picks a free one)
-    #[arg(long, value_name = "ADDR", value_parser = parse_address)]
+    #[arg(long, value_name = "ADDR")]
     listen: Address,
 
     /// Connect to the second program at this address once the first has connected
-    #[arg(long, value_name = "ADDR", value_parser = parse_address)]
+    #[arg(long, value_name = "ADDR")]
     connect: Address,
 
     /// Print JSON lines instead of text

@@ -14,8 +14,8 @@ use std::io::Write;
 use crossbeam_channel::unbounded;
 use damx_rules::Color;
 use damx_session::{
-    Command, Control, EnginePlayer, EnginePlayerOptions, Event, GameRecord, InitiatorConfig,
-    LoopbackSide, RecordOptions, SessionConfig, play_loopback,
+    Command, Control, EnginePlayer, EnginePlayerOptions, Event, InitiatorConfig, LoopbackSide,
+    RecordOptions, SessionConfig, play_loopback,
 };
 
 use crate::error::Error;
@@ -111,7 +111,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             if output.is_ok() {
                 output = show.event(None, &event, out).and_then(|()| match &event {
                     Event::GameOver(record) if !config.show.json && !quiet => {
-                        writeln!(out, "{}", movetext(record))
+                        writeln!(out, "{}", damx_session::render::movetext(record))
                     }
                     _ => Ok(()),
                 });
@@ -124,22 +124,4 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     output.map_err(Error::stdout)?;
     let (initiator, follower) = reports.map_err(session_error)?;
     verdict([&initiator, &follower])
-}
-
-/// The moves of a game, numbered, in lines of at most 80 characters.
-fn movetext(record: &GameRecord) -> String {
-    let mut words = record.start.numbered_line(&record.moves);
-    words.push(record.result.as_str().to_owned());
-    let mut text = String::from("moves:");
-    let mut line_len = text.len();
-    for word in words {
-        if line_len + 1 + word.len() > 80 {
-            text.push_str("\n      ");
-            line_len = 6;
-        }
-        text.push(' ');
-        text.push_str(&word);
-        line_len += 1 + word.len();
-    }
-    text
 }

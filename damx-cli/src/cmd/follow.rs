@@ -2,9 +2,8 @@
 //!
 //! Listening (the default, on 127.0.0.1:27531), it serves up to `--max-connections`
 //! connections at once through [`damx_session::serve`], one session and one engine each;
-//! connecting (`--connect`), it plays one session. `--games N` stops after N games in all: a
-//! connection that plays its N-th game ends it with stop code `1`, and the server stops
-//! listening. Ctrl-C stops every session properly (see [`crate::session`]).
+//! connecting (`--connect`), it plays one session. `--games N` stops after N games in all
+//! ([`ServerConfig::max_games`]; connecting, [`damx_session::FollowerConfig::max_games`]). Ctrl-C stops every session properly (see [`crate::session`]).
 //!
 //! `--hash` is the total for all the games at once: with `--max-connections N` each game's
 //! engine gets `hash / N` MiB (at least 1), taken when the game starts and given back when it
@@ -71,6 +70,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             let server = ServerConfig {
                 session: config.session.clone(),
                 max_sessions: config.max_connections,
+                max_games: config.games,
             };
             let (control, commands) = unbounded::<Command>();
             let route = control.clone();
@@ -89,21 +89,8 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
                 serve(listener, &server, players, commands, events_tx)
             });
             let mut show = Show::new(config.show.clone(), config.max_connections > 1);
-            let mut played = 0;
             let mut output = Ok(());
             for event in events {
-                match &event {
-                    ServerEvent::Session {
-                        event: Event::GameOver(_),
-                        ..
-                    } => played += 1,
-                    // The session that played the last game ends it with stop code 1 by
-                    // itself; then the server stops (and any other session after its game).
-                    ServerEvent::Ended { .. } if config.games.is_some_and(|n| played >= n) => {
-                        let _ = control.send(Command::Stop);
-                    }
-                    _ => {}
-                }
                 if output.is_ok() {
                     output = show.server_event(&event, out);
                     if output.is_err() {

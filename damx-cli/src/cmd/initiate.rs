@@ -105,22 +105,10 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         }
     };
     verdict([&report])?;
-    // A Follower that answers every request with `A…2` ends the series without a game.
-    if report.games.is_empty() && report.close_reason == damx_session::CloseReason::SeriesComplete {
-        return Err(Error::Peer("the peer refused every game".to_owned()));
+    match report.unfinished_series(config.games as usize) {
+        Some(why) => Err(Error::Peer(why)),
+        None => Ok(()),
     }
-    // A Follower that closes between games (a busy server's refusal, for one) leaves the
-    // series unfinished.
-    let played = report.games.len();
-    if report.close_reason == damx_session::CloseReason::PeerClosed
-        && played < config.games as usize
-    {
-        return Err(Error::Peer(format!(
-            "the peer closed the connection after {played} of {} games",
-            config.games
-        )));
-    }
-    Ok(())
 }
 
 /// The start positions the options ask for (empty: the normal start).

@@ -8,7 +8,7 @@
 //!
 //! The person is a [`ChannelPlayer`] whose moves come from this thread: when the session
 //! asks for a move, the request comes here, the board and a prompt are shown, and the typed
-//! move goes back. Everything typed is read line by line from standard input by a thread of
+//! move goes back through a [`Seat`], which also carries out the commands. Everything typed is read line by line from standard input by a thread of
 //! its own, so the session goes on (the peer's chat, a take-back request) while the person
 //! thinks. Moves are read with [`damx_rules::Position::parse_move`] (`32-28`, `28x19`, a
 //! landing path `27x38x49`, ...); a text that fits several captures lists them with their
@@ -19,7 +19,8 @@ use std::io::{BufRead, Write};
 use std::thread;
 
 use crossbeam_channel::{Receiver, never, select, unbounded};
-use damx_rules::{Move, MoveTextErrorKind, Position};
+use damx_rules::Position;
+use damx_session::seat::{Seat, SeatError};
 use damx_session::{
     ChannelPlayer, Control, EndReason, EnginePlayer, EnginePlayerOptions, Event, FollowerConfig,
     InitiatorConfig, LoopbackSide, MoveRequest, Role, RoleConfig, SeriesColors, SessionConfig,
@@ -176,43 +177,26 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     verdict(&reports)
 }
 
-/// The terminal side: reads lines, shows events, answers turns.
+/// The terminal side: reads lines, shows events, passes the person's wishes to their seat.
 struct Ui<'a> {
-    control: Control,
+    seat: Seat,
     out: &'a mut dyn Write,
     show: Show,
-    /// The move asked for, while it is the person's turn.
-    turn: Option<MoveRequest>,
-    /// The captures an ambiguous text fitted, waiting for a number.
-    choice: Vec<Move>,
-    /// The opponent asked to take back moves and waits for yes or no.
-    take_back_asked: bool,
-    /// The position of the running game, and its ply.
-    position: Position,
-    ply: usize,
-    in_game: bool,
     result: Result<(), Error>,
 }
 
 impl<'a> Ui<'a> {
     fn new(control: Control, out: &'a mut dyn Write) -> Ui<'a> {
+        let board = Options {
+            board_every: Some(1),
+            numbered: true,
+            detail: crate::show::detail(),
+            ..Options::default()
+        };
         Ui {
-            control,
+            seat: Seat::new(control),
             out,
-            show: Show::new(
-                Options {
-                    json: false,
-                    board_every: Some(1),
-                    numbered: true,
-                },
-                false,
-            ),
-            turn: None,
-            choice: Vec::new(),
-            take_back_asked: false,
-            position: Position::initial(),
-            ply: 0,
-            in_game: false,
+            show: Show::new(board, false),
             result: Ok(()),
         }
     }
@@ -232,10 +216,7 @@ impl<'a> Ui<'a> {
                         while let Ok(event) = events.try_recv() {
                             self.event(&event);
                         }
-                        self.position = *turn.game.position();
-                        self.ply = turn.game.ply();
-                        self.choice.clear();
-                        self.turn = Some(turn);
+                        self.seat.turn(turn);
                         self.prompt();
                     }
                 },
@@ -244,7 +225,7 @@ impl<'a> Ui<'a> {
                     Err(_) => {
                         lines = never();
                         self.say("end of input: stopping");
-                        self.control.stop();
+                        self.seat.stop();
                     }
                 },
             }
@@ -257,34 +238,13 @@ impl<'a> Ui<'a> {
                 .and_then(|()| self.out.flush())
                 .map_err(Error::stdout);
             if self.result.is_err() {
-                self.control.stop();
+                self.seat.stop();
             }
         }
     }
 
     fn event(&mut self, event: &Event) {
-        match event {
-            Event::GameStarted(info) => {
-                self.in_game = true;
-                self.position = info.start;
-                self.ply = 0;
-            }
-            Event::MovePlayed(played) => {
-                self.position = played.position;
-                self.ply = played.ply;
-            }
-            Event::TakeBackDone { ply, position, .. } => {
-                self.position = *position;
-                self.ply = *ply;
-            }
-            Event::TakeBackRequested { .. } => self.take_back_asked = true,
-            Event::GameOver(_) => {
-                self.in_game = false;
-                self.turn = None;
-                self.take_back_asked = false;
-            }
-            _ => {}
-        }
+        self.seat.event(event);
         if self.result.is_ok() {
             self.result = self
                 .show
@@ -297,7 +257,7 @@ impl<'a> Ui<'a> {
     }
 
     fn prompt(&mut self) {
-        if let Some(turn) = &self.turn {
+        if let Some(turn) = self.seat.current_turn() {
             let color = turn.game.position().side_to_move();
             let clock = match turn.clock.our_remaining {
                 Some(left) => format!(", {} s left", left.as_secs()),
@@ -307,124 +267,90 @@ impl<'a> Ui<'a> {
         }
     }
 
-    /// The person's turn, if it is still asked for.
-    fn current_turn(&mut self) -> Option<&MoveRequest> {
-        if self.turn.as_ref().is_some_and(|turn| turn.is_withdrawn()) {
-            self.turn = None;
-        }
-        self.turn.as_ref()
-    }
-
     fn line(&mut self, line: &str) {
         if line.is_empty() {
             return;
         }
-        if !self.choice.is_empty() {
-            let choice = std::mem::take(&mut self.choice);
-            if let Ok(number) = line.parse::<usize>() {
-                match choice.get(number.wrapping_sub(1)) {
-                    Some(mv) => return self.play(*mv),
-                    None => {
-                        self.choice = choice;
-                        return self.say("type one of the numbers listed");
-                    }
-                }
-            }
+        if self.seat.choosing()
+            && let Ok(number) = line.parse::<usize>()
+        {
+            let chosen = self.seat.choose(number);
+            return self.told(chosen);
         }
+        self.seat.drop_choice();
         let (word, rest) = match line.split_once(char::is_whitespace) {
             Some((word, rest)) => (word, rest.trim()),
             None => (line, ""),
         };
+        let asked = self.seat.take_back_asked();
         match word.to_ascii_lowercase().as_str() {
             "help" | "?" => self.say(HELP),
             "board" => {
-                let board = self.position.diagram().numbered(true).indent(2);
-                let text = format!("{}{}", board.side_to_move(false), self.position.to_fen());
-                self.say(&text);
+                let position = *self.seat.position();
+                let board = position.diagram().numbered(true).indent(2);
+                self.say(&format!(
+                    "{}{}",
+                    board.side_to_move(false),
+                    position.to_fen()
+                ));
             }
             "moves" => {
-                let moves = self.position.legal_moves();
-                let texts: Vec<String> =
-                    moves.iter().map(|mv| self.position.move_text(mv)).collect();
+                let position = self.seat.position();
+                let texts: Vec<String> = position
+                    .legal_moves()
+                    .iter()
+                    .map(|mv| position.move_text(mv))
+                    .collect();
                 self.say(&format!("legal moves: {}", texts.join(" ")));
             }
-            "undo" | "takeback" => self.take_back(),
-            "chat" if !rest.is_empty() => {
-                self.control.chat(rest);
+            "undo" | "takeback" => match self.seat.take_back() {
+                Ok(ply) => self.say(&format!("asking to take back to ply {ply}")),
+                Err(error) => self.say(&error.to_string()),
+            },
+            "chat" if !rest.is_empty() => self.seat.chat(rest),
+            "resign" => {
+                let ended = self.seat.end(EndReason::GiveUp);
+                self.told(ended);
             }
-            "resign" => self.end(EndReason::GiveUp),
-            "draw" => self.end(EndReason::Draw),
+            "draw" => {
+                let ended = self.seat.end(EndReason::Draw);
+                self.told(ended);
+            }
             "quit" | "exit" => {
                 self.say("stopping: the game ends on your turn");
-                self.control.stop();
+                self.seat.stop();
             }
-            "yes" | "y" | "accept" if self.take_back_asked => {
-                self.take_back_asked = false;
-                self.control.answer_take_back(true);
+            answer @ ("yes" | "y" | "accept" | "no" | "n" | "decline") if asked => {
+                let answered = self
+                    .seat
+                    .answer_take_back(matches!(answer, "yes" | "y" | "accept"));
+                self.told(answered);
             }
-            "no" | "n" | "decline" if self.take_back_asked => {
-                self.take_back_asked = false;
-                self.control.answer_take_back(false);
-            }
-            _ => self.move_text(line),
-        }
-    }
-
-    fn end(&mut self, reason: EndReason) {
-        if !self.in_game {
-            return self.say("no game is running");
-        }
-        self.control.end_game(reason);
-    }
-
-    fn take_back(&mut self) {
-        if !self.in_game {
-            return self.say("no game is running");
-        }
-        // Our last move: two plies back on our turn, one on the opponent's.
-        let back = if self.current_turn().is_some() { 2 } else { 1 };
-        match self.ply.checked_sub(back) {
-            Some(ply) => {
-                self.say(&format!("asking to take back to ply {ply}"));
-                self.control.take_back(ply);
-            }
-            None => self.say("you have no move to take back"),
-        }
-    }
-
-    fn move_text(&mut self, text: &str) {
-        let Some(turn) = self.current_turn() else {
-            let why = if self.in_game {
-                "it is not your turn"
-            } else {
-                "no game is running"
-            };
-            return self.say(&format!("{why}: `help` lists the commands"));
-        };
-        let position = *turn.game.position();
-        match position.parse_move(text) {
-            Ok(mv) => self.play(mv),
-            Err(error) => match &error.kind {
-                MoveTextErrorKind::Ambiguous { candidates, moves } => {
-                    let mut text = format!("{text} fits {} captures:", moves.len());
+            _ => match self.seat.play_text(line) {
+                Err(SeatError::Ambiguous(candidates)) => {
+                    let mut text = format!("{line} fits {} captures:", candidates.len());
                     for (number, candidate) in candidates.iter().enumerate() {
                         text.push_str(&format!("\n  {}) {candidate}", number + 1));
                     }
                     text.push_str("\nwhich one? (type its number)");
-                    self.choice = moves.clone();
                     self.say(&text);
                 }
-                _ => {
-                    self.say(&format!("{error}"));
+                Err(error @ (SeatError::NoGame | SeatError::NotYourTurn)) => {
+                    self.say(&format!("{error}: `help` lists the commands"));
+                }
+                Err(error) => {
+                    self.say(&error.to_string());
                     self.prompt();
                 }
+                Ok(_) => {}
             },
         }
     }
 
-    fn play(&mut self, mv: Move) {
-        if !self.turn.take().is_some_and(|turn| turn.answer(Some(mv))) {
-            self.say("it is not your turn any more");
+    /// Says why a wish could not be carried out, if it could not.
+    fn told<T>(&mut self, result: Result<T, SeatError>) {
+        if let Err(error) = result {
+            self.say(&error.to_string());
         }
     }
 }

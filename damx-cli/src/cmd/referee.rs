@@ -3,7 +3,7 @@
 //! The series runs in damx-session ([`run_tournament`]) on its own thread; this one prints
 //! the event stream on standard output as it comes (one event a line, flushed at once, words
 //! in `damx_session::tournament::event`), keeps a progress line on a terminal's standard
-//! error, and prints the final table after the `END` line. With `--json`, standard output gets,
+//! error ([`Status`]), and prints the final table ([`table`]) after the `END` line. With `--json`, standard output gets,
 //! at the end, each finished game as a JSON line (the results file's form, which `--results`
 //! writes as the games finish) and, last, one line with the standings.
 //!
@@ -20,9 +20,9 @@ use std::time::Duration;
 
 use crossbeam_channel::{RecvTimeoutError, unbounded};
 use damx_session::Command;
+use damx_session::tournament::table::{Status, table};
 use damx_session::tournament::{
-    EndKind, TournamentConfig, TournamentControl, TournamentError, TournamentEvent,
-    TournamentReport, run_tournament,
+    EndKind, TournamentConfig, TournamentControl, TournamentError, TournamentEvent, run_tournament,
 };
 
 use crate::error::Error;
@@ -94,7 +94,9 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         serde_json::to_writer(&mut *out, &report).map_err(|e| Error::stdout(e.into()))?;
         writeln!(out).map_err(Error::stdout)?;
     } else {
-        write_table(&report, out).map_err(Error::stdout)?;
+        write!(out, "{}", table(&report))
+            .and_then(|()| out.flush())
+            .map_err(Error::stdout)?;
     }
     if report.end == EndKind::Interrupted && interrupted() {
         if series.results.is_some() {
@@ -139,103 +141,4 @@ fn series_error(error: TournamentError) -> Error {
             Error::Invalid(format!("{}: {message}", path.display()))
         }
     }
-}
-
-/// What the progress line shows.
-#[derive(Default)]
-struct Status {
-    scheduled: usize,
-    finished: usize,
-    running: usize,
-    scores: String,
-}
-
-impl Status {
-    fn see(&mut self, event: &TournamentEvent) {
-        match event {
-            TournamentEvent::Game { .. } => self.scheduled += 1,
-            TournamentEvent::Resumed { .. } => self.finished += 1,
-            TournamentEvent::Begin { .. } => self.running += 1,
-            TournamentEvent::Result { .. } => {
-                self.running = self.running.saturating_sub(1);
-                self.finished += 1;
-            }
-            TournamentEvent::Scores(scores) => {
-                self.scores = scores
-                    .iter()
-                    .map(|(name, points)| format!("{name} {points}"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-            }
-            _ => {}
-        }
-    }
-
-    fn line(&self) -> String {
-        let total = if self.scheduled > 0 {
-            format!("/{}", self.scheduled)
-        } else {
-            String::new()
-        };
-        format!(
-            "games {}{total}, {} running  {}",
-            self.finished, self.running, self.scores
-        )
-    }
-}
-
-/// The final table, the reasons, and the SPRT's standing.
-fn write_table(report: &TournamentReport, out: &mut dyn Write) -> std::io::Result<()> {
-    let width = report
-        .standings
-        .iter()
-        .map(|s| s.name.len())
-        .max()
-        .unwrap_or(4)
-        .max(4);
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{:>4}  {:<width$}  {:>6}  {:>5}  {:>4}  {:>5}  {:>4}  {:>6}  Elo",
-        "rank", "name", "points", "games", "won", "drawn", "lost", "score"
-    )?;
-    for standing in &report.standings {
-        let tally = &standing.tally;
-        let score = tally
-            .score()
-            .map_or("-".to_owned(), |score| format!("{:.1}%", 100.0 * score));
-        let elo = standing.elo.map_or("-".to_owned(), |elo| elo.to_string());
-        writeln!(
-            out,
-            "{:>4}  {:<width$}  {:>6}  {:>5}  {:>4}  {:>5}  {:>4}  {:>6}  {elo}",
-            standing.rank,
-            standing.name,
-            standing.points,
-            tally.games(),
-            tally.wins,
-            tally.draws,
-            tally.losses,
-            score
-        )?;
-    }
-    if !report.reasons.is_empty() {
-        let reasons: Vec<String> = report
-            .reasons
-            .iter()
-            .map(|(reason, count)| format!("{reason} {count}"))
-            .collect();
-        writeln!(out, "\ngames ended by: {}", reasons.join(", "))?;
-    }
-    if let Some(sprt) = report.sprt {
-        let verdict = match sprt.verdict {
-            Some(hypothesis) => format!("{} accepted", hypothesis.to_string().to_uppercase()),
-            None => "no decision yet".to_owned(),
-        };
-        writeln!(
-            out,
-            "SPRT: LLR {:.2} (bounds {:.2}, {:.2}), {verdict}",
-            sprt.llr, sprt.lower, sprt.upper
-        )?;
-    }
-    out.flush()
 }

@@ -83,6 +83,7 @@ mod results;
 pub mod schedule;
 pub mod spec;
 mod stats;
+pub mod table;
 
 pub use event::{EndKind, TournamentEvent};
 pub use openings::{Opening, OpeningsError};

@@ -465,6 +465,67 @@ pub fn check_name(name: &str) -> Result<(), SpecError> {
     Ok(())
 }
 
+/// Who plays our side of a DXP session (`damx follow --engine`, `initiate --engine`): the
+/// damx engine, or a Hub engine program bridged to DXP; read as a participant spec is
+/// (`builtin`, or `hub:COMMAND` with `option.NAME=VALUE`, `dir` and a fixed strength).
+///
+/// ```
+/// use damx_session::tournament::spec::LocalPlayer;
+/// let LocalPlayer::Hub(hub) = "hub:./bin/scan hub,option.book=false".parse().unwrap() else {
+///     panic!("a hub player");
+/// };
+/// assert_eq!((hub.name.as_str(), hub.params.len()), ("scan", 1));
+/// assert_eq!("builtin".parse(), Ok(LocalPlayer::Builtin));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LocalPlayer {
+    /// The damx engine in process, as the session's own options configure it.
+    Builtin,
+    /// A Hub engine program, named after its file unless the spec says `name=`.
+    Hub(Box<HubPlayerOptions>),
+}
+
+impl FromStr for LocalPlayer {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<LocalPlayer, SpecError> {
+        if text.trim() == "builtin" {
+            return Ok(LocalPlayer::Builtin);
+        }
+        let expected = || SpecError(format!("expected builtin or hub:COMMAND, found {text:?}"));
+        let spec: ParticipantSpec = text.parse().map_err(|error| match text.contains("hub") {
+            true => error,
+            false => expected(),
+        })?;
+        let ParticipantKind::Builtin(BuiltinPlayer::Hub(mut options)) = spec.kind else {
+            return Err(expected());
+        };
+        let name = spec.name.unwrap_or_else(|| program_name(&options.command));
+        options.name = name.chars().take(32).collect();
+        Ok(LocalPlayer::Hub(options))
+    }
+}
+
+impl LocalPlayer {
+    /// The Hub player's options, if it is one: named `name` when given, with the `fixed`
+    /// limits when its spec gives none.
+    pub fn hub_options(
+        &self,
+        name: Option<&str>,
+        fixed: Option<Limits>,
+    ) -> Option<HubPlayerOptions> {
+        let LocalPlayer::Hub(options) = self else {
+            return None;
+        };
+        let mut options = (**options).clone();
+        if let Some(name) = name {
+            options.name = name.chars().take(32).collect();
+        }
+        options.fixed = options.fixed.or(fixed);
+        Some(options)
+    }
+}
+
 /// The file name of a command's program, without its extension, blanks made `_`: `scan` for
 /// `./bin/scan.exe hub`; `hub` for an empty command.
 pub fn program_name(command: &[String]) -> String {
@@ -703,5 +764,38 @@ mod tests {
         for bad in ["0", "-1", "soon", "NaN", "inf"] {
             assert!(parse_seconds(bad).is_err(), "{bad}");
         }
+    }
+
+    /// `builtin`, `hub:COMMAND` and `hub=COMMAND` with options; anything else is refused.
+    #[test]
+    fn local_players() {
+        assert_eq!("builtin".parse(), Ok(LocalPlayer::Builtin));
+        let hub = |text: &str| match text.parse::<LocalPlayer>() {
+            Ok(LocalPlayer::Hub(options)) => Ok((options.command, options.params)),
+            Ok(other) => panic!("{other:?}"),
+            Err(error) => Err(error),
+        };
+        assert_eq!(
+            hub("hub:./scan hub"),
+            Ok((vec!["./scan".into(), "hub".into()], vec![]))
+        );
+        assert_eq!(
+            hub("hub='/opt/my engine/damx' hub,option.skill=5,option.egdb=/db"),
+            Ok((
+                vec!["/opt/my engine/damx".into(), "hub".into()],
+                vec![("skill".into(), "5".into()), ("egdb".into(), "/db".into())]
+            ))
+        );
+        assert!(hub("hub:scan,option.book").is_err());
+        assert!(hub("hub:").is_err());
+        assert!(hub("scan").is_err());
+        assert!(hub("builtin=random").is_err());
+        let player: LocalPlayer = "hub:./bin/scan.exe hub".parse().unwrap();
+        let options = player.hub_options(None, Limits::fixed(Some(3), None, None));
+        assert_eq!(options.as_ref().map(|o| o.name.as_str()), Some("scan"));
+        assert_eq!(options.and_then(|o| o.fixed).and_then(|l| l.depth), Some(3));
+        let named = player.hub_options(Some("Moby"), None).unwrap();
+        assert_eq!(named.name, "Moby");
+        assert_eq!(LocalPlayer::Builtin.hub_options(None, None), None);
     }
 }

@@ -1,0 +1,370 @@
+//! A person's seat at a session: what a terminal, a GUI or a chat bot needs to let someone
+//! play through a [`ChannelPlayer`](crate::ChannelPlayer), whatever reads their input.
+//!
+//! [`Seat`] follows the session's [`Event`]s and the player's [`MoveRequest`]s, and turns what
+//! the person wants (a move as text, a choice among the captures that text fitted, a
+//! take-back of their last move, resigning, a draw claim, stopping, an answer to the peer's
+//! take-back request) into the session's [`Command`](crate::Command)s or the move answered;
+//! what cannot be done now is a [`SeatError`] that says why.
+//!
+//! ```
+//! use damx_session::seat::{Seat, SeatError};
+//! use damx_session::{ChannelPlayer, Control};
+//!
+//! let (control, _commands) = Control::new();
+//! let (_player, _requests) = ChannelPlayer::new("person");
+//! let mut seat = Seat::new(control);
+//! // No game has started: nothing to take back, no move to play.
+//! assert_eq!(seat.take_back(), Err(SeatError::NoGame));
+//! assert_eq!(seat.play_text("32-28").unwrap_err(), SeatError::NoGame);
+//! ```
+
+use std::fmt;
+
+use damx_rules::{Move, MoveTextError, MoveTextErrorKind, Position};
+use damx_wire::EndReason;
+
+use crate::driver::Control;
+use crate::event::Event;
+use crate::player::MoveRequest;
+
+/// Why the person's wish cannot be carried out now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeatError {
+    /// No game is running.
+    NoGame,
+    /// It is the opponent's turn.
+    NotYourTurn,
+    /// The turn passed before the move came (the game ended, the session stops).
+    Withdrawn,
+    /// The person has made no move yet that could be taken back.
+    NothingToTakeBack,
+    /// The text is not a legal move here.
+    Move(MoveTextError),
+    /// The text fits several captures: choose one with [`Seat::choose`], by its number
+    /// from 1 in this list (each written with its landing path).
+    Ambiguous(Vec<String>),
+    /// A choice that is not one of the numbers offered.
+    NoSuchChoice,
+    /// No take-back request waits for an answer.
+    NothingAsked,
+}
+
+impl fmt::Display for SeatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SeatError::NoGame => f.write_str("no game is running"),
+            SeatError::NotYourTurn => f.write_str("it is not your turn"),
+            SeatError::Withdrawn => f.write_str("it is not your turn any more"),
+            SeatError::NothingToTakeBack => f.write_str("you have no move to take back"),
+            SeatError::Move(error) => write!(f, "{error}"),
+            SeatError::Ambiguous(candidates) => {
+                write!(f, "it fits {} captures", candidates.len())
+            }
+            SeatError::NoSuchChoice => f.write_str("type one of the numbers listed"),
+            SeatError::NothingAsked => f.write_str("no take-back was asked for"),
+        }
+    }
+}
+
+impl std::error::Error for SeatError {}
+
+/// A person's seat at one session; see the module docs.
+#[derive(Debug)]
+pub struct Seat {
+    control: Control,
+    /// The move asked for, while it is the person's turn.
+    turn: Option<MoveRequest>,
+    /// The captures an ambiguous text fitted, waiting for a choice.
+    choice: Vec<Move>,
+    /// The opponent asked to take back moves and waits for an answer.
+    take_back_asked: bool,
+    /// The position of the running game, and its ply.
+    position: Position,
+    ply: usize,
+    in_game: bool,
+}
+
+impl Seat {
+    /// A seat that sends its commands through `control`.
+    pub fn new(control: Control) -> Seat {
+        Seat {
+            control,
+            turn: None,
+            choice: Vec::new(),
+            take_back_asked: false,
+            position: Position::initial(),
+            ply: 0,
+            in_game: false,
+        }
+    }
+
+    /// The position of the running game (or of the last one).
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// Whether the peer's take-back request waits for the person's answer.
+    pub fn take_back_asked(&self) -> bool {
+        self.take_back_asked
+    }
+
+    /// Whether a choice among captures is waiting ([`Seat::choose`]).
+    pub fn choosing(&self) -> bool {
+        !self.choice.is_empty()
+    }
+
+    /// Takes in an event of the session.
+    pub fn event(&mut self, event: &Event) {
+        match event {
+            Event::GameStarted(info) => {
+                self.in_game = true;
+                self.position = info.start;
+                self.ply = 0;
+            }
+            Event::MovePlayed(played) => {
+                self.position = played.position;
+                self.ply = played.ply;
+            }
+            Event::TakeBackDone { ply, position, .. } => {
+                self.position = *position;
+                self.ply = *ply;
+            }
+            Event::TakeBackRequested { .. } => self.take_back_asked = true,
+            Event::GameOver(_) => {
+                self.in_game = false;
+                self.turn = None;
+                self.take_back_asked = false;
+            }
+            _ => {}
+        }
+    }
+
+    /// Takes in the player's request for the person's move (take the session's events sent
+    /// before it first: the opponent's move).
+    pub fn turn(&mut self, turn: MoveRequest) {
+        self.position = *turn.game.position();
+        self.ply = turn.game.ply();
+        self.choice.clear();
+        self.turn = Some(turn);
+    }
+
+    /// The person's turn, if it is still asked for.
+    pub fn current_turn(&mut self) -> Option<&MoveRequest> {
+        if self.turn.as_ref().is_some_and(MoveRequest::is_withdrawn) {
+            self.turn = None;
+        }
+        self.turn.as_ref()
+    }
+
+    /// Plays the move `text` stands for (`32-28`, `28x19`, a landing path `27x38x49`).
+    ///
+    /// # Errors
+    /// No turn, a text that is no legal move, or one that fits several captures (then
+    /// [`Seat::choose`] takes the number of one).
+    pub fn play_text(&mut self, text: &str) -> Result<Move, SeatError> {
+        let Some(turn) = self.current_turn() else {
+            return Err(self.no_turn());
+        };
+        let position = *turn.game.position();
+        match position.parse_move(text) {
+            Ok(mv) => self.play(mv).map(|()| mv),
+            Err(error) => match error.kind {
+                MoveTextErrorKind::Ambiguous { candidates, moves } => {
+                    self.choice = moves;
+                    Err(SeatError::Ambiguous(candidates))
+                }
+                _ => Err(SeatError::Move(error)),
+            },
+        }
+    }
+
+    /// Plays capture `number` (from 1) of those the last ambiguous text fitted.
+    ///
+    /// # Errors
+    /// No such number (the choice stays open), or the turn has passed.
+    pub fn choose(&mut self, number: usize) -> Result<Move, SeatError> {
+        let Some(&mv) = self.choice.get(number.wrapping_sub(1)) else {
+            return Err(SeatError::NoSuchChoice);
+        };
+        self.choice.clear();
+        self.play(mv).map(|()| mv)
+    }
+
+    /// Forgets an open choice among captures (the person typed something else).
+    pub fn drop_choice(&mut self) {
+        self.choice.clear();
+    }
+
+    /// Answers the turn with `mv`.
+    ///
+    /// # Errors
+    /// The turn has passed (the move was withdrawn).
+    pub fn play(&mut self, mv: Move) -> Result<(), SeatError> {
+        if self.turn.take().is_some_and(|turn| turn.answer(Some(mv))) {
+            Ok(())
+        } else {
+            Err(SeatError::Withdrawn)
+        }
+    }
+
+    /// Asks to take back the person's last move: two plies back on their turn, one on the
+    /// opponent's. Returns the ply asked for.
+    ///
+    /// # Errors
+    /// No game, or no move of theirs yet.
+    pub fn take_back(&mut self) -> Result<usize, SeatError> {
+        if !self.in_game {
+            return Err(SeatError::NoGame);
+        }
+        let back = if self.current_turn().is_some() { 2 } else { 1 };
+        let ply = self
+            .ply
+            .checked_sub(back)
+            .ok_or(SeatError::NothingToTakeBack)?;
+        self.control.take_back(ply);
+        Ok(ply)
+    }
+
+    /// Ends the game with `reason` (giving up, claiming a draw) on the person's turn.
+    ///
+    /// # Errors
+    /// No game is running.
+    pub fn end(&mut self, reason: EndReason) -> Result<(), SeatError> {
+        if !self.in_game {
+            return Err(SeatError::NoGame);
+        }
+        self.control.end_game(reason);
+        Ok(())
+    }
+
+    /// Answers the peer's take-back request.
+    ///
+    /// # Errors
+    /// None is waiting.
+    pub fn answer_take_back(&mut self, accept: bool) -> Result<(), SeatError> {
+        if !std::mem::take(&mut self.take_back_asked) {
+            return Err(SeatError::NothingAsked);
+        }
+        self.control.answer_take_back(accept);
+        Ok(())
+    }
+
+    /// Sends a chat to the peer.
+    pub fn chat(&self, text: &str) {
+        self.control.chat(text);
+    }
+
+    /// Ends the game on the person's turn and stops the session.
+    pub fn stop(&self) {
+        self.control.stop();
+    }
+
+    fn no_turn(&self) -> SeatError {
+        if self.in_game {
+            SeatError::NotYourTurn
+        } else {
+            SeatError::NoGame
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use damx_rules::{Color, Game};
+
+    use super::*;
+    use crate::config::Role;
+    use crate::event::Command;
+    use crate::player::{ChannelPlayer, ClockState, GameInfo, Player, StopSignal};
+
+    fn started(start: Position) -> Event {
+        Event::GameStarted(GameInfo {
+            number: 1,
+            role: Role::Initiator,
+            our_name: "person".into(),
+            peer_name: "peer".into(),
+            our_color: start.side_to_move(),
+            minutes: 0,
+            move_limit: None,
+            start,
+        })
+    }
+
+    /// Asks a [`ChannelPlayer`] for a move on its own thread; the seat answers it.
+    fn ask(seat: &mut Seat, game: Game) -> std::thread::JoinHandle<Option<Move>> {
+        let (mut player, requests) = ChannelPlayer::new("person");
+        let asking = std::thread::spawn(move || {
+            player.choose_move(&game, &ClockState::default(), &StopSignal::default())
+        });
+        let request = requests.recv_timeout(Duration::from_secs(5)).unwrap();
+        seat.turn(request);
+        asking
+    }
+
+    /// A move typed on the person's turn is played; an ambiguous capture waits for a
+    /// number; out of turn, and between games, nothing is played and the person is told why.
+    #[test]
+    fn moves_are_played_on_the_persons_turn() {
+        let (control, commands) = Control::new();
+        let mut seat = Seat::new(control);
+        assert_eq!(seat.play_text("32-28"), Err(SeatError::NoGame));
+        seat.event(&started(Position::initial()));
+        assert_eq!(seat.play_text("32-28"), Err(SeatError::NotYourTurn));
+
+        let asking = ask(&mut seat, Game::new(Position::initial()));
+        assert!(matches!(seat.play_text("32-29"), Err(SeatError::Move(_))));
+        let played = seat.play_text("32-28").unwrap();
+        assert_eq!(asking.join().unwrap(), Some(played));
+        assert_eq!(seat.play_text("33-29"), Err(SeatError::NotYourTurn));
+        assert_eq!(seat.play(played), Err(SeatError::Withdrawn));
+
+        let position: Position = "W:WK49:B11,13,17,32".parse().unwrap();
+        seat.event(&started(position));
+        let asking = ask(&mut seat, Game::new(position));
+        let Err(SeatError::Ambiguous(candidates)) = seat.play_text("49x19") else {
+            panic!("two captures fit");
+        };
+        assert_eq!(candidates.len(), 2);
+        assert_eq!(seat.choose(3), Err(SeatError::NoSuchChoice));
+        let chosen = seat.choose(2).unwrap();
+        assert_eq!(asking.join().unwrap(), Some(chosen));
+        assert!(commands.try_recv().is_err());
+    }
+
+    /// A take-back asks for the ply before the person's last move: two plies back on their
+    /// turn, one on the opponent's; the peer's request is answered once.
+    #[test]
+    fn take_backs_go_back_to_the_persons_last_move() {
+        let (control, commands) = Control::new();
+        let mut seat = Seat::new(control);
+        assert_eq!(seat.take_back(), Err(SeatError::NoGame));
+        seat.event(&started(Position::initial()));
+        assert_eq!(seat.take_back(), Err(SeatError::NothingToTakeBack));
+        let mut game = Game::new(Position::initial());
+        for text in ["32-28", "19-23"] {
+            let mv = game.position().parse_move(text).unwrap();
+            game.play(mv);
+        }
+        let asking = ask(&mut seat, game);
+        assert_eq!(seat.take_back(), Ok(0));
+        assert_eq!(commands.try_recv(), Ok(Command::TakeBack { ply: 0 }));
+        // The capture is compulsory.
+        let played = seat.play_text("28x19").unwrap();
+        assert_eq!(asking.join().unwrap(), Some(played));
+
+        assert_eq!(seat.answer_take_back(true), Err(SeatError::NothingAsked));
+        seat.event(&Event::TakeBackRequested {
+            number: 1,
+            ply: 0,
+            move_number: 1,
+            color: Color::White,
+        });
+        assert!(seat.take_back_asked());
+        assert_eq!(seat.answer_take_back(false), Ok(()));
+        assert_eq!(commands.try_recv(), Ok(Command::AnswerTakeBack(false)));
+        assert!(!seat.take_back_asked());
+    }
+}
