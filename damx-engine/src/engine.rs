@@ -8,7 +8,7 @@ use damx_rules::{Game, Move};
 use crate::egdb::play::SharedEgdb;
 use crate::eval::EvalParams;
 use crate::features::SearchFeatures;
-use crate::limits::{Limits, Pacer, StopSignal, TimePlan};
+use crate::limits::{DEFAULT_PACE, Limits, Pacer, StopSignal, TimePlan};
 use crate::score::Score;
 use crate::search::{Completed, IterationReport, MAX_DEPTH, Shared, Worker};
 use crate::tt::TranspositionTable;
@@ -27,6 +27,9 @@ pub struct EngineOptions {
     pub search: SearchFeatures,
     /// Endgame databases to probe (none: the search works without).
     pub egdb: Option<SharedEgdb>,
+    /// On a game clock, the percent of a move's share of the time left after which no new
+    /// iteration starts ([`DEFAULT_PACE`]; lower plays faster and keeps more time back).
+    pub pace: u32,
 }
 
 impl Default for EngineOptions {
@@ -38,6 +41,7 @@ impl Default for EngineOptions {
             eval: EvalParams::default(),
             search: SearchFeatures::default(),
             egdb: None,
+            pace: DEFAULT_PACE,
         }
     }
 }
@@ -162,7 +166,12 @@ impl Engine {
             max_depth = 1;
         }
         let pieces = game.position().occupied().count();
-        let plan = TimePlan::new(limits, pieces, self.options.search.adaptive_time);
+        let plan = TimePlan::with_pace(
+            limits,
+            pieces,
+            self.options.search.adaptive_time,
+            self.options.pace,
+        );
         let mut pacer = plan.soft.filter(|_| plan.adaptive).map(Pacer::new);
         let mut previous_best: Option<Move> = None;
         let shared = Shared {

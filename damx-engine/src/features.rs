@@ -29,8 +29,11 @@ pub struct SearchFeatures {
     /// has no self-play result yet).
     pub endgame_knowledge: bool,
     /// At deep non-PV nodes, cut when a search four plies shallower beats beta by a man
-    /// (ProbCut; off: ahead in self-play, but it misses one breakthrough of the tactics test).
+    /// (ProbCut), unless an opponent man is three steps or fewer from promotion.
     pub probcut: bool,
+    /// Exempt from late-move reductions a quiet move that threatens a capture (the side that
+    /// made it could take at once if it moved again; off: behind in self-play).
+    pub unreduced_threats: bool,
 }
 
 impl Default for SearchFeatures {
@@ -44,7 +47,8 @@ impl Default for SearchFeatures {
             late_move_pruning: false,
             adaptive_time: true,
             endgame_knowledge: false,
-            probcut: false,
+            probcut: true,
+            unreduced_threats: false,
         }
     }
 }

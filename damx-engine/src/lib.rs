@@ -71,7 +71,7 @@ pub use bench::{
 pub use engine::{Engine, EngineOptions, Progress, SearchResult};
 pub use eval::{EvalParams, evaluate_with};
 pub use features::SearchFeatures;
-pub use limits::{Clock, Limits, StopSignal};
+pub use limits::{Clock, DEFAULT_PACE, Limits, StopSignal};
 pub use report::{AnalysisLine, MoveCount, PerftReport};
 pub use score::Score;
 

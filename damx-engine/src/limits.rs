@@ -156,6 +156,12 @@ fn clock_reserve(remaining: Duration) -> Duration {
     Duration::from_millis(50) + remaining / 50
 }
 
+/// The adaptive plan's soft bound, in percent of a move's share of the clock: new iterations
+/// start until then (scaled by the [`Pacer`]). An iteration ends past the bound, so a move
+/// takes somewhat more than it on average. (80 lost to 60 in self-play at 10 s a game:
+/// spending more of the clock early costs more later than it gains.)
+pub const DEFAULT_PACE: u32 = 60;
+
 /// The fixed plan's assumption of the moves still to come without a move limit.
 const FIXED_MOVES_TO_GO: u32 = 30;
 
@@ -172,7 +178,14 @@ impl TimePlan {
     /// chooses the phase-dependent budget whose soft bound a [`Pacer`] moves (else the fixed
     /// plan: 30 moves to go, iterations stop at half the target). `None` bounds mean no time
     /// limit.
+    #[cfg(test)]
     pub(crate) fn new(limits: &Limits, pieces: u32, adaptive: bool) -> TimePlan {
+        TimePlan::with_pace(limits, pieces, adaptive, DEFAULT_PACE)
+    }
+
+    /// [`TimePlan::new`] with the adaptive plan's soft bound at `pace` percent of the target
+    /// (instead of [`DEFAULT_PACE`]).
+    pub(crate) fn with_pace(limits: &Limits, pieces: u32, adaptive: bool, pace: u32) -> TimePlan {
         let mut plan = TimePlan {
             soft: None,
             hard: None,
@@ -184,7 +197,7 @@ impl TimePlan {
         }
         if let Some(clock) = limits.clock {
             let (soft, hard) = if adaptive {
-                clock_budget(clock, pieces)
+                clock_budget(clock, pieces, pace)
             } else {
                 fixed_clock_budget(clock)
             };
@@ -198,10 +211,10 @@ impl TimePlan {
 
 /// The adaptive clock budget: (soft, hard). The target is the time left spread over the moves
 /// expected to go (with a move limit, the moves still owed, plus one kept for safety). New
-/// iterations start until 60 % of the target, which a [`Pacer`] scales between 0.35 and 2.5
+/// iterations start until `pace` percent of the target, which a [`Pacer`] scales between 0.35 and 2.5
 /// times; an iteration is aborted at four targets or a quarter of what is left, whichever is
 /// less, but never before the target.
-fn clock_budget(clock: Clock, pieces: u32) -> (Duration, Duration) {
+fn clock_budget(clock: Clock, pieces: u32, pace: u32) -> (Duration, Duration) {
     let usable = clock
         .remaining
         .saturating_sub(clock_reserve(clock.remaining));
@@ -211,7 +224,7 @@ fn clock_budget(clock: Clock, pieces: u32) -> (Duration, Duration) {
         None => expected,
     };
     let target = usable / spread;
-    let soft = target.mul_f64(0.6);
+    let soft = target.mul_f64(f64::from(pace.clamp(10, 200)) / 100.0);
     // The target itself is at most half of what is left (the spread is at least two).
     let hard = (target * 4).min(usable / 4).max(target);
     (soft, hard)

@@ -18,6 +18,7 @@ use damx_rules::{
     Move, MoveList, Position,
 };
 
+use crate::board;
 use crate::egdb::{Egdb, play as egdb};
 use crate::endgame;
 use crate::eval::{EvalParams, evaluate_raw};
@@ -467,7 +468,9 @@ impl Worker {
 
         // ProbCut: at a deep non-PV node, a search four plies shallower that beats beta by a
         // margin predicts that the full search fails high too. Not where a capture is pending
-        // (the move is forced), nor with a table entry that already says the node fails low.
+        // (the move is forced), nor with a table entry that already says the node fails low,
+        // nor when an opponent man is three steps or fewer from promotion: a breakthrough
+        // lies just beyond the shallow search's horizon, and its prediction is worthless.
         if shared.features.probcut
             && !pv_node
             && depth >= PROBCUT_MIN_DEPTH
@@ -478,6 +481,7 @@ impl Worker {
                     && score_from_tt(entry.score, ply) < beta + PROBCUT_MARGIN
             })
             && !position.has_capture()
+            && !near_promotion(&position, !position.side_to_move())
         {
             let raised = beta + PROBCUT_MARGIN;
             let score = self.search(
@@ -565,6 +569,7 @@ impl Worker {
                     && !killer
                     && depth >= 3
                     && index >= 3
+                    && !(shared.features.unreduced_threats && threatens(game))
                 {
                     let r = i32::from(self.reductions[(depth as usize).min(63)][index.min(63)])
                         - i32::from(pv_node);
@@ -790,6 +795,28 @@ fn side_index(side: Color) -> usize {
         Color::White => 0,
         Color::Black => 1,
     }
+}
+
+/// Whether the move just played threatens a capture: the side that made it could take at
+/// once if it were to move again. Such a quiet move is tactics (a shot is usually prepared by
+/// one), not a late move to reduce.
+fn threatens(game: &Game) -> bool {
+    let position = game.position();
+    position
+        .with_side_to_move(!position.side_to_move())
+        .has_capture()
+}
+
+/// The squares from which a man of each colour (White, Black) is three steps or fewer from
+/// promotion: rows 1 to 3 for White, 6 to 8 for Black.
+const NEAR_PROMOTION: [u64; 2] = [
+    board::row_bits(1) | board::row_bits(2) | board::row_bits(3),
+    board::row_bits(6) | board::row_bits(7) | board::row_bits(8),
+];
+
+/// Whether `side` has a man three steps or fewer from promotion.
+fn near_promotion(position: &Position, side: Color) -> bool {
+    position.men(side).bits() & NEAR_PROMOTION[side_index(side)] != 0
 }
 
 /// Whether a man's move ends on its promotion row.

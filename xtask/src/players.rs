@@ -13,7 +13,8 @@ pub(crate) const SPEC_HELP: &str = "\
 a player is `random`, `material` (one-ply material) or comma-separated engine settings:
 depth=N, time=MS (per move), game=MS (per game, on a clock), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned|pattern (FILE.dxw: pattern weights),
 lmr=on|off, aspiration=on|off, extension=on|off, threat=on|off,
-pruning=on|off, lmp=on|off, timeman=on|off (adaptive time on a game clock), probcut=on|off,
+pruning=on|off, lmp=on|off, timeman=on|off (adaptive time on a game clock), pace=PERCENT (its soft bound), probcut=on|off,
+threats=on|off (no late-move reduction for a quiet move that threatens a capture),
 endgame=on|off (knowledge for converting won endings),
 egdb=DIR|default (endgame databases; `default` is the directory of `damx egdb`)";
 
@@ -94,6 +95,8 @@ impl Spec {
                         "lmp" => options.search.late_move_pruning = switch()?,
                         "timeman" => options.search.adaptive_time = switch()?,
                         "probcut" => options.search.probcut = switch()?,
+                        "threats" => options.search.unreduced_threats = switch()?,
+                        "pace" => options.pace = u32::try_from(number()?).unwrap_or(u32::MAX),
                         "endgame" => options.search.endgame_knowledge = switch()?,
                         "egdb" => options.egdb = Some(databases(value)?),
                         _ => bail!("unknown setting `{key}`\n{SPEC_HELP}"),

@@ -25,7 +25,8 @@ it is undecided); the LLR is printed with the running score, the verdict at the 
 A SPEC is `random`, `material` or engine settings such as `depth=6,threads=2`: depth=N,
 time=MS (a move), game=MS (a game, on a clock: running out loses), nodes=N, threads=N,
 hash=MIB, weights=FILE|hand|tuned|pattern (a FILE.dxw holds pattern weights), and lmr, aspiration,
-extension, threat, pruning, lmp, timeman, probcut, endgame =on|off.";
+extension, threat, pruning, lmp, timeman, probcut, threats, endgame =on|off, and pace=PERCENT (the soft
+bound of a move on a clock, in percent of its share).";
 
 pub(crate) const ARGS: &str = "[--games N] [--a SPEC] [--b SPEC] [--concurrency N] [--max-plies N] [--offset N] \
 [--sprt SPEC] [--max-minutes M]";
