@@ -27,7 +27,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::{Context, anyhow, bail};
 use damx_engine::egdb::{self, Egdb, Material, Wdl};
 use damx_rules::{Bitboard, Color, Position, Square};
 use rayon::prelude::*;
@@ -74,8 +74,8 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         Some(dir) => dir,
         None => egdb::default_dir().context("no home directory: pass --egdb DIR")?,
     };
-    let egdb = Egdb::open(&egdb_dir)
-        .with_context(|| format!("damx's databases in {}", egdb_dir.display()))?;
+    // The error names the directory and its cause already.
+    let egdb = Egdb::open(&egdb_dir).map_err(|error| anyhow!("damx's databases: {error}"))?;
     for problem in egdb.problems() {
         println!("damx skipped {problem}");
     }
@@ -91,6 +91,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         scan_dir.display(),
         egdb_dir.display()
     );
+    println!("Scan  damx: White to move / Black to move");
     let start = Instant::now();
     let mut total = Tally::default();
     let (mut compared_slices, mut skipped) = (0, Vec::new());
@@ -103,7 +104,8 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         let values = read_scan_file(&scan_dir.join(slice.file()), slice.size())?;
         let tally = compare_slice(*slice, &values, &egdb);
         println!(
-            "{}  {:<8} {:<8} {:>10} compared, {:>9} with a capture pending left out, {} disagree{}",
+            "{}  {:<8} {:<8} {:>10} compared, {:>9} with a capture pending left out, \
+             {} disagreements{}",
             slice.name(),
             white.to_string(),
             black.to_string(),
