@@ -7,6 +7,7 @@ mod ballots;
 mod chaos;
 mod common;
 mod conformance;
+mod egdb_crosscheck;
 mod endings;
 mod fuzz_session;
 mod fuzz_wire;
@@ -68,6 +69,12 @@ const TASKS: &[Task] = &[
         args: endings::ARGS,
         about: endings::ABOUT,
         run: endings::run,
+    },
+    Task {
+        name: "egdb-crosscheck",
+        args: egdb_crosscheck::ARGS,
+        about: egdb_crosscheck::ABOUT,
+        run: egdb_crosscheck::run,
     },
     Task {
         name: "ballots",
