@@ -13,7 +13,7 @@ use std::thread;
 use std::time::{Instant, SystemTime};
 
 use crossbeam_channel::{Receiver, Sender, after, never, select, unbounded};
-use damx_engine::egdb::{Egdb, SharedEgdb};
+use damx_engine::egdb::{EgdbLocation, SharedEgdb};
 use damx_engine::pattern::PatternWeights;
 use damx_engine::{Engine, EngineOptions, EvalParams, Limits, StopSignal};
 use damx_rules::{Game, Move};
@@ -282,28 +282,18 @@ fn search_loop(jobs: &Receiver<Job>, reports: &Sender<Report>) {
     }
 }
 
-/// The endgame databases of `dir` for the engine; damaged files and an empty directory are
-/// reported as `error` lines, and the engine plays on with what loaded (or without).
+/// The endgame databases of `dir` for the engine, loaded once per process
+/// ([`SharedEgdb::load`]); what cannot be used (damaged files, an empty or unreadable
+/// directory) is reported as `error` lines, and the engine plays on with what loaded (or
+/// without).
 fn open_egdb(dir: &std::path::Path, reports: &Sender<Report>) -> Option<SharedEgdb> {
-    let error = |message: String| {
-        let _ = reports.send(Report::Line(Line::new("error").arg("message", message)));
-    };
-    match Egdb::open(dir) {
-        Ok(egdb) => {
-            for problem in egdb.problems() {
-                error(format!("egdb: skipped {problem}"));
-            }
-            if egdb.stats().slices == 0 {
-                error(format!("egdb: no database files in {}", dir.display()));
-                return None;
-            }
-            Some(SharedEgdb::new(egdb))
-        }
-        Err(e) => {
-            error(format!("egdb: cannot use {}: {e}", dir.display()));
-            None
-        }
+    let loaded = SharedEgdb::load(&EgdbLocation::Dir(dir.to_path_buf()));
+    for note in loaded.notes.iter().filter(|note| note.is_problem()) {
+        let _ = reports.send(Report::Line(
+            Line::new("error").arg("message", note.to_string()),
+        ));
     }
+    loaded.egdb
 }
 
 /// The nodes a search may use at skill `level` below the full strength.
@@ -558,6 +548,29 @@ mod tests {
         hub.send("pos start\nlevel infinite\ngo analyze\n");
         hub.until("info");
         assert_eq!(hub.close(), HubExit::EndOfInput);
+    }
+
+    /// A databases directory without slice files is told as an error line when the engine
+    /// is set up for the search, and the search goes on without databases.
+    #[test]
+    fn an_empty_databases_directory_is_told_and_the_search_goes_on() {
+        let dir = std::env::temp_dir().join(format!("damx-hub-empty-egdb-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let hub = Running::small();
+        hub.send(&format!(
+            "set-param name=egdb value=\"{}\"\npos start\nlevel depth=2\ngo think\n",
+            dir.display()
+        ));
+        let lines = hub.until("done");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("error message=") && l.contains("no slice files")),
+            "{lines:?}"
+        );
+        done_move(lines.last().unwrap(), &Position::initial());
+        hub.close();
+        let _ = std::fs::remove_dir(&dir);
     }
 
     /// Ponder without time, then ponder-hit with a move time: done comes within it.
