@@ -412,9 +412,7 @@ impl Worker {
             if shared.features.threat_extension
                 && ply < 2 * self.root_depth as usize
                 && !position.has_capture()
-                && position
-                    .with_side_to_move(!position.side_to_move())
-                    .has_capture()
+                && waiting_capture(position)
             {
                 depth = 1;
             } else {
@@ -518,9 +516,7 @@ impl Worker {
             && !capturing
             && alpha.abs() < DECISIVE
             && beta.abs() < DECISIVE
-            && !position
-                .with_side_to_move(!position.side_to_move())
-                .has_capture()
+            && !waiting_capture(&position)
         {
             let eval = evaluate(game, shared);
             if eval - 80 * depth >= beta {
@@ -569,7 +565,7 @@ impl Worker {
                     && !killer
                     && depth >= 3
                     && index >= 3
-                    && !(shared.features.unreduced_threats && threatens(game))
+                    && !(shared.features.unreduced_threats && waiting_capture(game.position()))
                 {
                     let r = i32::from(self.reductions[(depth as usize).min(63)][index.min(63)])
                         - i32::from(pv_node);
@@ -797,11 +793,10 @@ fn side_index(side: Color) -> usize {
     }
 }
 
-/// Whether the move just played threatens a capture: the side that made it could take at
-/// once if it were to move again. Such a quiet move is tactics (a shot is usually prepared by
-/// one), not a late move to reduce.
-fn threatens(game: &Game) -> bool {
-    let position = game.position();
+/// Whether the side not to move could capture if it were its turn: before a move, the
+/// opponent's threat; after one, the threat the move just played makes (a quiet move that
+/// threatens is tactics, a shot is usually prepared by one, not a late move to reduce).
+fn waiting_capture(position: &Position) -> bool {
     position
         .with_side_to_move(!position.side_to_move())
         .has_capture()
