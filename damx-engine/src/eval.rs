@@ -51,7 +51,7 @@ use crate::board::{
     self, LEFT_HALF, LONG_DIAGONAL, PROMOTION_CONE, RIGHT_HALF, down_left, down_right, mirror,
     up_left, up_right,
 };
-use crate::pattern::PatternWeights;
+use crate::pattern::{Base, PatternWeights};
 use crate::score::Score;
 use crate::weights;
 
@@ -169,14 +169,16 @@ const FEATURE_NAMES: [&str; FEATURE_COUNT] = {
 /// format (one `name mg eg` line per feature) to compare weight sets in the gauntlet.
 ///
 /// With [`EvalParams::patterns`] set, the engine evaluates with the pattern evaluation
-/// ([`crate::pattern`]) and those weights instead, and the hand-feature weights are not used.
+/// ([`crate::pattern`]): those weights alone, or added to the hand features when their
+/// [`Base`] is the hand evaluation.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct EvalParams {
     /// Opening weights, in [`feature_names`] order.
     pub opening: [i32; FEATURE_COUNT],
     /// Ending weights, in [`feature_names`] order.
     pub ending: [i32; FEATURE_COUNT],
-    /// Pattern weights: when set, the pattern evaluation replaces the hand features.
+    /// Pattern weights: when set, the pattern evaluation replaces the hand features or, on
+    /// [`Base::Hand`], corrects them.
     pub patterns: Option<Arc<PatternWeights>>,
 }
 
@@ -608,9 +610,23 @@ pub fn evaluate_with(position: &Position, params: &EvalParams) -> Score {
 /// The evaluation as a plain number, from the side to move, clamped below the win scores.
 #[inline]
 pub(crate) fn evaluate_raw(position: &Position, params: &EvalParams) -> i32 {
-    if let Some(patterns) = &params.patterns {
-        return patterns.evaluate_raw(position);
+    let white = match &params.patterns {
+        Some(patterns) => match patterns.base() {
+            Base::Zero => patterns.white_score(position),
+            Base::Hand => hand_white(position, params) + patterns.white_score(position),
+        },
+        None => hand_white(position, params),
+    };
+    let white = white.clamp(-Score::MAX_EVAL, Score::MAX_EVAL);
+    match position.side_to_move() {
+        Color::White => white,
+        Color::Black => -white,
     }
+}
+
+/// White's score of `position` by the hand features.
+#[inline]
+fn hand_white(position: &Position, params: &EvalParams) -> i32 {
     let material = Material::of(position);
     let mut sink = Weighted {
         params,
@@ -620,12 +636,7 @@ pub(crate) fn evaluate_raw(position: &Position, params: &EvalParams) -> i32 {
     all_features(&mut sink, &material, position.side_to_move());
     let phase = material.phase();
     let white = (sink.opening * phase + sink.ending * (PHASE_MAX - phase)) / PHASE_MAX;
-    let white = white / draw_divisor(&material);
-    let white = white.clamp(-Score::MAX_EVAL, Score::MAX_EVAL);
-    match position.side_to_move() {
-        Color::White => white,
-        Color::Black => -white,
-    }
+    white / draw_divisor(&material)
 }
 
 /// The features of one position, for tuning: what the evaluation multiplies by its weights.
@@ -681,6 +692,50 @@ mod tests {
 
     fn position(fen: &str) -> Position {
         fen.parse().unwrap()
+    }
+
+    /// On the hand base, pattern weights add their regions to the hand evaluation and leave
+    /// their globals out: with empty regions the score is the hand evaluation's, and one
+    /// region weight moves it by that weight.
+    #[test]
+    fn patterns_on_the_hand_base_correct_the_hand_evaluation() {
+        let regions = crate::pattern::REGIONS * crate::pattern::REGION_SIZE;
+        let empty = PatternWeights::from_parts(
+            [[55, 77]; crate::pattern::GLOBAL_COUNT],
+            vec![[0, 0]; regions],
+        )
+        .unwrap()
+        .on_base(Base::Hand);
+        let on_hand = EvalParams::with_patterns(Arc::new(empty.clone()));
+        let fens = [
+            "W:W31-50:B1-20",
+            "B:W28,32,33,K46:B7,12,19",
+            "W:W15,36,40:BK4,22",
+        ];
+        for fen in fens {
+            let position = position(fen);
+            assert_eq!(
+                evaluate_with(&position, &on_hand),
+                evaluate_with(&position, &EvalParams::default()),
+                "{fen}"
+            );
+        }
+        // White's man on 6 and Black's on 40 (11 on its turned board) fill region 0 in two
+        // different ways, so a weight on White's contents alone counts once.
+        let position = position("W:W6,47:B4,40");
+        let terms = crate::pattern::Terms::of(&crate::pattern::Pieces::of(&position));
+        assert_ne!(terms.white[0], terms.black[0]);
+        let mut tables = empty.tables().to_vec();
+        tables[usize::from(terms.white[0])] = [40, 40];
+        let one = PatternWeights::from_parts(*empty.globals(), tables)
+            .unwrap()
+            .on_base(Base::Hand);
+        let corrected = evaluate_with(&position, &EvalParams::with_patterns(Arc::new(one)));
+        let hand = evaluate_with(&position, &EvalParams::default());
+        assert_eq!(
+            corrected.value() - hand.value(),
+            40 / draw_divisor(&Material::of(&position))
+        );
     }
 
     /// The start position is level, and both sides see a position and its half-turned copy

@@ -40,19 +40,30 @@
 //! men), `balance` (the difference between the men on the left and the right half), and
 //! `to move`.
 //!
-//! # Weights file (format version 1)
+//! # Base
+//!
+//! The weights either stand alone ([`Base::Zero`]: the globals carry material and the rest)
+//! or correct the hand evaluation ([`Base::Hand`]: the score is the hand evaluation of
+//! [`crate::eval`] with its default weights plus the regions' sum, and the globals are not
+//! used). A fit on a hand base shrinks every region it has seen too rarely towards the hand
+//! evaluation instead of towards nothing, which matters in the positions a search visits and
+//! no game reached.
+//!
+//! # Weights file (format version 2)
 //!
 //! Little-endian; the built-in file is `damx-engine/weights/pattern.dxw`.
 //!
 //! | offset | size | content |
 //! |---|---|---|
 //! | 0 | 8 | magic `DAMXPAT\0` |
-//! | 8 | 2 | format version (1) |
+//! | 8 | 2 | format version (2; version 1 files, without the base, are read as [`Base::Zero`]) |
 //! | 10 | 2 | global features ([`GLOBAL_COUNT`]) |
 //! | 12 | 2 | regions ([`REGIONS`]) |
 //! | 14 | 2 | squares per region (8) |
 //! | 16 | 4 | `N`, the region weights that are not zero |
-//! | 20 | 4 per feature | each global feature's opening and ending weight (`i16`, `i16`) |
+//! | 20 | 2 | the base: 0 zero, 1 the hand evaluation (absent in version 1) |
+//! | 22 | 2 | zero (absent in version 1) |
+//! | 24 | 4 per feature | each global feature's opening and ending weight (`i16`, `i16`) |
 //! | then | 8 per entry | `N` entries: `u32` index (`region * 6561 + contents`, strictly increasing), opening and ending weight (`i16`, `i16`) |
 //! | end | 4 | CRC-32 (IEEE) of every byte before it |
 //!
@@ -67,7 +78,6 @@ use damx_rules::{Color, Position};
 
 use crate::board::{self, LEFT_HALF, LONG_DIAGONAL, PROMOTION_CONE, RIGHT_HALF, mirror};
 use crate::eval::{PHASE_MAX, draw_divisor_of};
-use crate::score::Score;
 
 /// The number of regions.
 pub const REGIONS: usize = 16;
@@ -78,7 +88,7 @@ pub const REGION_SIZE: usize = 6561;
 /// The number of global features.
 pub const GLOBAL_COUNT: usize = 14;
 /// The weights file format version this build reads and writes.
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
 /// The first bytes of a weights file.
 pub const MAGIC: [u8; 8] = *b"DAMXPAT\0";
 
@@ -354,6 +364,8 @@ impl Terms {
 /// and an ending value, in centi-men.
 #[derive(Clone, PartialEq, Eq)]
 pub struct PatternWeights {
+    /// What the weights are added to.
+    base: Base,
     /// `[opening, ending]` per global feature, in [`global_names`] order.
     globals: [[i16; 2]; GLOBAL_COUNT],
     /// `[opening, ending]` at `region * REGION_SIZE + contents`.
@@ -364,9 +376,29 @@ impl fmt::Debug for PatternWeights {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let used = self.tables.iter().filter(|w| **w != [0, 0]).count();
         f.debug_struct("PatternWeights")
+            .field("base", &self.base)
             .field("globals", &self.globals)
             .field("region_weights_set", &used)
             .finish()
+    }
+}
+
+/// What pattern weights are added to (see the module documentation).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Base {
+    /// Nothing: the weights are the whole evaluation.
+    #[default]
+    Zero,
+    /// The hand evaluation with its default weights; the globals are not used.
+    Hand,
+}
+
+impl Base {
+    fn code(self) -> u16 {
+        match self {
+            Base::Zero => 0,
+            Base::Hand => 1,
+        }
     }
 }
 
@@ -376,12 +408,27 @@ static BUILTIN: OnceLock<Arc<PatternWeights>> = OnceLock::new();
 const BUILTIN_FILE: &[u8] = include_bytes!("../weights/pattern.dxw");
 
 impl PatternWeights {
-    /// Weights from the global weights and the region tables (`REGIONS * REGION_SIZE` pairs).
+    /// Weights from the global weights and the region tables (`REGIONS * REGION_SIZE` pairs),
+    /// on [`Base::Zero`].
     pub fn from_parts(
         globals: [[i16; 2]; GLOBAL_COUNT],
         tables: Vec<[i16; 2]>,
     ) -> Option<PatternWeights> {
-        (tables.len() == REGIONS * REGION_SIZE).then_some(PatternWeights { globals, tables })
+        (tables.len() == REGIONS * REGION_SIZE).then_some(PatternWeights {
+            base: Base::Zero,
+            globals,
+            tables,
+        })
+    }
+
+    /// The same weights on `base`.
+    pub fn on_base(self, base: Base) -> PatternWeights {
+        PatternWeights { base, ..self }
+    }
+
+    /// What the weights are added to.
+    pub fn base(&self) -> Base {
+        self.base
     }
 
     /// The global weights, `[opening, ending]` in [`global_names`] order.
@@ -415,13 +462,12 @@ impl PatternWeights {
 
     /// Decodes a weights file (see the module documentation for the format).
     pub fn from_bytes(bytes: &[u8]) -> Result<PatternWeights, WeightsError> {
-        const HEADER: usize = 20;
         if bytes.len() >= MAGIC.len() && bytes[..MAGIC.len()] != MAGIC {
             return Err(WeightsError::NotAWeightsFile);
         }
-        if bytes.len() < HEADER {
+        if bytes.len() < 10 {
             return Err(WeightsError::Truncated {
-                expected: HEADER,
+                expected: 10,
                 found: bytes.len(),
             });
         }
@@ -430,12 +476,27 @@ impl PatternWeights {
             u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
         };
         let version = u16_at(8);
-        if version != FORMAT_VERSION {
-            return Err(WeightsError::Version {
-                found: version,
-                supported: FORMAT_VERSION,
+        let header = match version {
+            1 => 20,
+            FORMAT_VERSION => 24,
+            _ => {
+                return Err(WeightsError::Version {
+                    found: version,
+                    supported: FORMAT_VERSION,
+                });
+            }
+        };
+        if bytes.len() < header {
+            return Err(WeightsError::Truncated {
+                expected: header,
+                found: bytes.len(),
             });
         }
+        let base = match (version, u16_at(header - 4)) {
+            (1, _) | (_, 0) => Base::Zero,
+            (_, 1) => Base::Hand,
+            (_, code) => return Err(WeightsError::Malformed(format!("unknown base {code}"))),
+        };
         let shape = (
             u16_at(10) as usize,
             u16_at(12) as usize,
@@ -455,7 +516,7 @@ impl PatternWeights {
                 REGIONS * REGION_SIZE
             )));
         }
-        let expected = HEADER + 4 * GLOBAL_COUNT + 8 * entries + 4;
+        let expected = header + 4 * GLOBAL_COUNT + 8 * entries + 4;
         if bytes.len() < expected {
             return Err(WeightsError::Truncated {
                 expected,
@@ -476,13 +537,13 @@ impl PatternWeights {
         let i16_at = |at: usize| i16::from_le_bytes([bytes[at], bytes[at + 1]]);
         let mut globals = [[0i16; 2]; GLOBAL_COUNT];
         for (i, pair) in globals.iter_mut().enumerate() {
-            let at = HEADER + 4 * i;
+            let at = header + 4 * i;
             *pair = [i16_at(at), i16_at(at + 2)];
         }
         let mut tables = vec![[0i16; 2]; REGIONS * REGION_SIZE];
         let mut last: Option<u32> = None;
         for k in 0..entries {
-            let at = HEADER + 4 * GLOBAL_COUNT + 8 * k;
+            let at = header + 4 * GLOBAL_COUNT + 8 * k;
             let index = u32_at(at);
             if index as usize >= tables.len() || last.is_some_and(|last| index <= last) {
                 return Err(WeightsError::Malformed(format!(
@@ -492,7 +553,11 @@ impl PatternWeights {
             last = Some(index);
             tables[index as usize] = [i16_at(at + 4), i16_at(at + 6)];
         }
-        Ok(PatternWeights { globals, tables })
+        Ok(PatternWeights {
+            base,
+            globals,
+            tables,
+        })
     }
 
     /// Encodes the weights as a file (see the module documentation for the format).
@@ -511,6 +576,8 @@ impl PatternWeights {
             .map(|(i, w)| (i, *w))
             .collect();
         bytes.extend_from_slice(&(used.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&self.base.code().to_le_bytes());
+        bytes.extend_from_slice(&0u16.to_le_bytes());
         for [opening, ending] in self.globals {
             bytes.extend_from_slice(&opening.to_le_bytes());
             bytes.extend_from_slice(&ending.to_le_bytes());
@@ -528,11 +595,12 @@ impl PatternWeights {
     /// White's score of `pieces` before the phase blend: the opening and ending sums.
     #[inline(always)]
     fn sums(&self, pieces: &Pieces) -> (i32, i32) {
-        let globals = pieces.globals();
         let (mut opening, mut ending) = (0i32, 0i32);
-        for (count, [o, e]) in globals.iter().zip(self.globals.iter()) {
-            opening += count * i32::from(*o);
-            ending += count * i32::from(*e);
+        if self.base == Base::Zero {
+            for (count, [o, e]) in pieces.globals().iter().zip(self.globals.iter()) {
+                opening += count * i32::from(*o);
+                ending += count * i32::from(*e);
+            }
         }
         let white = region_indices(pieces.white_men, pieces.black_men);
         let black = region_indices(mirror(pieces.black_men), mirror(pieces.white_men));
@@ -546,14 +614,23 @@ impl PatternWeights {
         (opening, ending)
     }
 
-    /// The evaluation from the side to move, clamped below the win scores.
+    /// White's score of `position`: the phase blend of the sums, divided in drawish endings
+    /// (without the base).
     #[inline]
-    pub(crate) fn evaluate_raw(&self, position: &Position) -> i32 {
+    pub(crate) fn white_score(&self, position: &Position) -> i32 {
         let pieces = Pieces::of(position);
         let (opening, ending) = self.sums(&pieces);
         let phase = pieces.phase();
         let white = (opening * phase + ending * (PHASE_MAX - phase)) / PHASE_MAX;
-        let white = (white / pieces.divisor()).clamp(-Score::MAX_EVAL, Score::MAX_EVAL);
+        white / pieces.divisor()
+    }
+
+    /// The evaluation from the side to move without the base, clamped below the win scores.
+    #[cfg(test)]
+    fn evaluate_raw(&self, position: &Position) -> i32 {
+        let white = self
+            .white_score(position)
+            .clamp(-crate::Score::MAX_EVAL, crate::Score::MAX_EVAL);
         match position.side_to_move() {
             Color::White => white,
             Color::Black => -white,
@@ -755,7 +832,12 @@ mod tests {
     fn file_round_trip() {
         let weights = sample_weights();
         let bytes = weights.to_bytes();
-        assert_eq!(PatternWeights::from_bytes(&bytes), Ok(weights));
+        assert_eq!(PatternWeights::from_bytes(&bytes), Ok(weights.clone()));
+        let on_hand = weights.on_base(Base::Hand);
+        assert_eq!(
+            PatternWeights::from_bytes(&on_hand.to_bytes()).map(|w| w.base()),
+            Ok(Base::Hand)
+        );
         let builtin = PatternWeights::builtin();
         assert_eq!(
             PatternWeights::from_bytes(&builtin.to_bytes()).as_ref(),
@@ -776,12 +858,12 @@ mod tests {
             Err(WeightsError::Truncated { .. })
         ));
         let mut other = bytes.clone();
-        other[8] = 2;
+        other[8] = 3;
         assert_eq!(
             PatternWeights::from_bytes(&other),
             Err(WeightsError::Version {
-                found: 2,
-                supported: 1
+                found: 3,
+                supported: 2
             })
         );
         let mut flipped = bytes.clone();
@@ -801,9 +883,31 @@ mod tests {
             Err(WeightsError::NotAWeightsFile)
         );
         let message = |bytes: &[u8]| PatternWeights::from_bytes(bytes).unwrap_err().to_string();
-        assert!(message(&other).contains("version 2"));
+        assert!(message(&other).contains("version 3"));
         assert!(message(&bytes[..bytes.len() - 2]).contains("truncated"));
         assert!(message(&flipped).contains("checksum"));
+    }
+
+    /// A version 1 file (no base) is read as weights on [`Base::Zero`].
+    #[test]
+    fn version_1_files_are_read() {
+        let weights = sample_weights();
+        let mut bytes = weights.to_bytes();
+        bytes.truncate(bytes.len() - 4);
+        bytes.drain(20..24);
+        bytes[8] = 1;
+        let checksum = crc32(&bytes);
+        bytes.extend_from_slice(&checksum.to_le_bytes());
+        assert_eq!(PatternWeights::from_bytes(&bytes), Ok(weights));
+        let mut bad = sample_weights().on_base(Base::Hand).to_bytes();
+        bad[20] = 9;
+        let end = bad.len() - 4;
+        let checksum = crc32(&bad[..end]);
+        bad[end..].copy_from_slice(&checksum.to_le_bytes());
+        assert!(matches!(
+            PatternWeights::from_bytes(&bad),
+            Err(WeightsError::Malformed(_))
+        ));
     }
 
     /// More material scores higher with the built-in weights.

@@ -30,10 +30,10 @@ use anyhow::{Context, bail, ensure};
 use damx_engine::gauntlet::Rng;
 use damx_engine::openings;
 use damx_engine::pattern::{
-    GLOBAL_COUNT, PatternWeights, Pieces, REGION_SIZE, REGIONS, Terms, global_names,
+    Base, GLOBAL_COUNT, PatternWeights, Pieces, REGION_SIZE, REGIONS, Terms, global_names,
 };
 use damx_engine::{Engine, EngineOptions, Limits, StopSignal};
-use damx_rules::{Color, Outcome, Position};
+use damx_rules::{Bitboard, Color, Outcome, Position};
 use rayon::prelude::*;
 
 use crate::players;
@@ -50,13 +50,15 @@ the pattern evaluation's training pipeline (see README, Training):
   fit: logistic regression of the results of POSITIONS-FILEs (pooled) on the pattern
     evaluation: EPOCHS epochs (default 30) of Adam over batches of BATCH (default 16384) at
     rate LR (default 2), L2 penalty L2 (default 1e-7) on the region weights, VALIDATION
-    (default 0.1) of the positions held out (the last games of the last files); starts from START (builtin, zero or a .dxw file);
+    (default 0.1) of the positions held out (the last games of the last files); starts from START (builtin, zero or a .dxw file; default builtin, zero on the hand base);
+    on BASE (zero, the default: the weights are the whole evaluation; or hand: the regions
+    correct the hand evaluation, the globals stay zero);
     writes OUT (.dxw) with the weights of the best validation epoch, and OUT.log";
 
 pub(crate) const ARGS: &str = "games [--games N] [--nodes N] [--seed N] [--shard I/N] [--dir DIR] [--weights W] \
                                [--random-plies N] [--threads N] | positions --out FILE [--min-ply N] GAMES-FILE... | \
                                fit --out FILE.dxw [--epochs N] [--batch N] [--lr X] [--l2 X] [--validation X] \
-                               [--seed N] [--start S] [--threads N] POSITIONS-FILE...";
+                               [--seed N] [--start S] [--base zero|hand] [--threads N] POSITIONS-FILE...";
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let Some(stage) = args.first() else {
@@ -532,6 +534,8 @@ const PARAMETERS: usize = GLOBAL_COUNT + REGIONS * REGION_SIZE;
 /// One prepared sample.
 struct Sample {
     terms: Terms,
+    /// White's score by the base: the hand evaluation, or zero.
+    base: f32,
     /// White's result: 0, 0.5 or 1.
     result: f32,
 }
@@ -561,13 +565,13 @@ fn blend(terms: &Terms) -> (f32, f32) {
     )
 }
 
-fn score(weights: &[[f32; 2]], terms: &Terms) -> f32 {
-    let (phase, scale) = blend(terms);
+fn score(weights: &[[f32; 2]], sample: &Sample) -> f32 {
+    let (phase, scale) = blend(&sample.terms);
     let mut sum = 0.0;
-    visit(terms, |i, count| {
+    visit(&sample.terms, |i, count| {
         sum += count * (phase * weights[i][0] + (1.0 - phase) * weights[i][1]);
     });
-    sum * scale
+    sample.base + sum * scale
 }
 
 fn sigmoid(x: f32) -> f32 {
@@ -579,7 +583,7 @@ fn data_loss(weights: &[[f32; 2]], samples: &[Sample], k: f32) -> f64 {
     let sum: f64 = samples
         .par_iter()
         .map(|s| {
-            let p = sigmoid(k * score(weights, &s.terms)).clamp(1e-6, 1.0 - 1e-6);
+            let p = sigmoid(k * score(weights, s)).clamp(1e-6, 1.0 - 1e-6);
             -(f64::from(s.result) * f64::from(p).ln()
                 + (1.0 - f64::from(s.result)) * (1.0 - f64::from(p)).ln())
         })
@@ -609,15 +613,22 @@ fn fit_scale(samples: &[Sample]) -> f32 {
             )
         })
         .collect();
+    best_scale(&material).0
+}
+
+/// The `k` that minimises the mean cross-entropy of `sigmoid(k * score)` against the results
+/// of `(score, result)` pairs, by golden-section search, and that loss.
+fn best_scale(pairs: &[(f32, f32)]) -> (f32, f64) {
     let loss = |k: f32| -> f64 {
-        material
+        let sum: f64 = pairs
             .iter()
             .map(|&(x, y)| {
                 let p = sigmoid(k * x).clamp(1e-6, 1.0 - 1e-6);
                 -(f64::from(y) * f64::from(p).ln()
                     + (1.0 - f64::from(y)) * (1.0 - f64::from(p)).ln())
             })
-            .sum()
+            .sum();
+        sum / pairs.len().max(1) as f64
     };
     let (mut low, mut high) = (1e-4f32, 0.1f32);
     for _ in 0..60 {
@@ -629,7 +640,35 @@ fn fit_scale(samples: &[Sample]) -> f32 {
             low = a;
         }
     }
-    (low + high) / 2.0
+    let k = (low + high) / 2.0;
+    (k, loss(k))
+}
+
+/// White's score of `pieces` by the hand evaluation (zero for a board no game can reach).
+fn hand_white(pieces: &Pieces) -> f32 {
+    let position = Position::from_pieces(
+        Bitboard::from_bits(pieces.white_men),
+        Bitboard::from_bits(pieces.white_kings),
+        Bitboard::from_bits(pieces.black_men),
+        Bitboard::from_bits(pieces.black_kings),
+        pieces.side_to_move,
+    );
+    let Ok(position) = position else { return 0.0 };
+    let score = damx_engine::evaluate(&position).value() as f32;
+    match pieces.side_to_move {
+        Color::White => score,
+        Color::Black => -score,
+    }
+}
+
+/// The hand evaluation's cross-entropy on `samples` at its own best scale: the mark a fit
+/// must beat on the same held-out positions to be worth an SPRT.
+fn hand_loss(samples: &[Labelled]) -> (f32, f64) {
+    let pairs: Vec<(f32, f32)> = samples
+        .par_iter()
+        .map(|l| (hand_white(&l.pieces), f32::from(l.result) / 2.0))
+        .collect();
+    best_scale(&pairs)
 }
 
 /// `fit`: logistic regression over all the positions files.
@@ -645,6 +684,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
             "validation",
             "seed",
             "start",
+            "base",
             "threads",
         ],
     )?;
@@ -661,7 +701,15 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         "--validation is a fraction below 1"
     );
     ensure!(!options.files.is_empty(), "fit needs positions files");
-    let start_name = options.get("start").unwrap_or("builtin");
+    let base = match options.get("base").unwrap_or("zero") {
+        "zero" => Base::Zero,
+        "hand" => Base::Hand,
+        other => bail!("--base is zero or hand, not `{other}`"),
+    };
+    let start_name = options.get("start").unwrap_or(match base {
+        Base::Zero => "builtin",
+        Base::Hand => "zero",
+    });
     let start_weights = match start_name {
         "builtin" => (*PatternWeights::builtin()).clone(),
         "zero" => {
@@ -698,6 +746,10 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                 .par_iter()
                 .map(|l| Sample {
                     terms: Terms::of(&l.pieces),
+                    base: match base {
+                        Base::Zero => 0.0,
+                        Base::Hand => hand_white(&l.pieces),
+                    },
                     result: f32::from(l.result) / 2.0,
                 })
                 .collect()
@@ -705,7 +757,13 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         let (training, validation) = (prepare(&training), prepare(&held_out));
         let (training, validation) = (&training[..], &validation[..]);
         let samples = training.len() + validation.len();
-        let k = fit_scale(training);
+        let k = match base {
+            Base::Zero => fit_scale(training),
+            Base::Hand => {
+                let pairs: Vec<(f32, f32)> = training.iter().map(|s| (s.base, s.result)).collect();
+                best_scale(&pairs).0
+            }
+        };
         let mut log = String::new();
         let mut say = |line: String| {
             eprintln!("{line}");
@@ -721,9 +779,15 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
             validation.len(),
             clock.elapsed().as_secs_f64()
         ));
+        let (hand_k, hand) = hand_loss(&held_out);
+        say(format!(
+            "the hand evaluation on the validation positions: loss {hand:.6} (k = {hand_k:.6})"
+        ));
         let mut weights = vec![[0f32; 2]; PARAMETERS];
-        for (w, s) in weights.iter_mut().zip(start_weights.globals()) {
-            *w = [f32::from(s[0]), f32::from(s[1])];
+        if base == Base::Zero {
+            for (w, s) in weights.iter_mut().zip(start_weights.globals()) {
+                *w = [f32::from(s[0]), f32::from(s[1])];
+            }
         }
         for (w, s) in weights[GLOBAL_COUNT..].iter_mut().zip(start_weights.tables()) {
             *w = [f32::from(s[0]), f32::from(s[1])];
@@ -759,7 +823,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                     .map(|samples| {
                         let mut g = vec![[0f32; 2]; PARAMETERS];
                         for s in samples {
-                            let p = sigmoid(k * score(&weights, &s.terms));
+                            let p = sigmoid(k * score(&weights, s));
                             let (phase, scale) = blend(&s.terms);
                             let error = (p - s.result) * k * scale;
                             visit(&s.terms, |i, count| {
@@ -781,7 +845,12 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                 let n = part.len() as f32;
                 let correction1 = 1.0 - beta1.powi(step);
                 let correction2 = 1.0 - beta2.powi(step);
-                for i in 0..PARAMETERS {
+                // On the hand base the hand features stand for the globals: they stay zero.
+                let first = match base {
+                    Base::Zero => 0,
+                    Base::Hand => GLOBAL_COUNT,
+                };
+                for i in first..PARAMETERS {
                     for phase in 0..2 {
                         let mut g = gradient[i][phase] / n;
                         if i >= GLOBAL_COUNT {
@@ -815,7 +884,9 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
             .iter()
             .map(|w| [quantise(w[0]), quantise(w[1])])
             .collect();
-        let fitted = PatternWeights::from_parts(globals, tables).context("weights shape")?;
+        let fitted = PatternWeights::from_parts(globals, tables)
+            .context("weights shape")?
+            .on_base(base);
         let bytes = fitted.to_bytes();
         write_atomically(&out, &bytes)?;
         let used = fitted.tables().iter().filter(|w| **w != [0, 0]).count();
