@@ -8,10 +8,10 @@
 
 use std::io::Write;
 
-use damx_wire::{FrameReader, Located, Message};
+use damx_wire::{Escaped, FrameReader, Located, Message};
 
 use crate::error::Error;
-use crate::input::{Origin, Quoted, Source};
+use crate::input::{Origin, Source};
 use crate::log::problem;
 
 use super::Tally;
@@ -56,7 +56,7 @@ fn decode_one(
             write_json(out, &message)
         }
         Err(error) => {
-            tally.invalid(|| problem!("{origin}: {}: {error}", Quoted(bytes)));
+            tally.invalid(|| problem!("{origin}: {:#}: {error}", Escaped(bytes)));
             Ok(())
         }
     }
@@ -84,7 +84,7 @@ fn decode_frames(source: &Source, out: &mut dyn Write, tally: &mut Tally) -> Res
             Ok(frame) => decode_one(origin, frame.as_bytes(), out, tally)?,
             Err(error) => {
                 let raw = error.raw();
-                tally.invalid(|| problem!("{origin}: {}: {error}", Quoted(raw.as_bytes())));
+                tally.invalid(|| problem!("{origin}: {:#}: {error}", Escaped(raw.as_bytes())));
             }
         }
     }

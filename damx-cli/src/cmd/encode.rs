@@ -7,10 +7,10 @@
 
 use std::io::Write;
 
-use damx_wire::Message;
+use damx_wire::{Escaped, Message};
 
 use crate::error::Error;
-use crate::input::{Origin, Quoted, Source};
+use crate::input::{Origin, Source};
 use crate::log::problem;
 
 use super::Tally;
@@ -84,7 +84,7 @@ fn json_problem(error: &serde_json::Error) -> String {
 }
 
 fn report(origin: Origin, bytes: &[u8], why: &str) {
-    problem!("{origin}: {}: {why}", Quoted(bytes));
+    problem!("{origin}: {:#}: {why}", Escaped(bytes));
 }
 
 #[cfg(test)]
