@@ -4,42 +4,8 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-/// Runs `damx` with `args` and `stdin` as its standard input.
-fn damx_with_input(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_damx"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the damx binary starts");
-    let mut input = child.stdin.take().expect("stdin is piped");
-    let stdin = stdin.to_vec();
-    // Written from a thread so that a large input cannot block against a full output pipe.
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&stdin);
-    });
-    let output = child.wait_with_output().expect("damx runs to the end");
-    writer.join().expect("the input is written");
-    output
-}
-
-/// Runs `damx` with `args` and an empty standard input.
-fn damx(args: &[&str]) -> Output {
-    damx_with_input(args, b"")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
-}
-
-fn code(output: &Output) -> i32 {
-    output.status.code().expect("damx exits with a code")
-}
+mod common;
+use common::{TempDir, code, damx, damx_with_input, stderr, stdout};
 
 /// Every line on standard error is one of ours: `damx: ` and a lower-case message.
 fn assert_our_error_lines(output: &Output) {
@@ -404,30 +370,6 @@ fn perft_refuses_an_invalid_fen() {
 
 // ---------------------------------------------------------------------------------------------
 // analyse
-
-/// A temporary directory for one test, removed when dropped.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("damx-cli-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-
-    /// Writes `text` to the file `name` in the directory and gives its path.
-    fn file(&self, name: &str, text: &str) -> String {
-        let path = self.0.join(name);
-        std::fs::write(&path, text).unwrap();
-        path.to_str().unwrap().to_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// The JSON lines of `analyse --json`, each parsed.
 fn json_values(output: &Output) -> Vec<serde_json::Value> {

@@ -2,16 +2,8 @@
 //! it, damage it, and the refusals.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn damx(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_damx"))
-        .args(args)
-        // No databases from the user's cache directory.
-        .env("DAMX_EGDB", "/nonexistent/damx-egdb")
-        .output()
-        .expect("damx runs")
-}
+mod common;
+use common::damx;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("UTF-8")

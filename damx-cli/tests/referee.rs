@@ -2,18 +2,10 @@
 //! a small match between built-in players, a tournament with a broken external program (the
 //! python3 script of damx-session's tests), JSON output, and usage errors.
 
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn damx(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_damx"))
-        .args(args)
-        .output()
-        .expect("the damx binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("UTF-8")
-}
+mod common;
+use common::{damx, stdout};
 
 const QUICK: &[&str] = &[
     "--minutes",

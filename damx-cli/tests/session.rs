@@ -3,199 +3,16 @@
 //! each with a hard time limit, checking what they print, the files they write and their exit
 //! codes. Engines search one or two plies deep so that whole games take a second or two.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::path::Path;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use damx_rules::GameResult;
-use damx_rules::pdn::{PdnGame, parse_games};
 
-/// How long any one step may take before the test fails.
-const LIMIT: Duration = Duration::from_secs(60);
-
-/// A running `damx`: its standard output a line at a time, killed if the test ends first.
-struct Damx {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-    /// Every line read so far.
-    seen: Vec<String>,
-    stderr: Receiver<String>,
-}
-
-impl Damx {
-    /// Starts `damx args...`.
-    fn start(args: &[&str]) -> Damx {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_damx"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the damx binary starts");
-        let lines = read_lines(child.stdout.take().expect("stdout is piped"));
-        let stderr = read_lines(child.stderr.take().expect("stderr is piped"));
-        Damx {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-            seen: Vec::new(),
-            stderr,
-        }
-    }
-
-    /// Waits for a line of standard output that `wanted` accepts; returns it.
-    fn expect(&mut self, what: &str, wanted: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + LIMIT;
-        loop {
-            match self
-                .lines
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            {
-                Ok(line) => {
-                    self.seen.push(line.clone());
-                    if wanted(&line) {
-                        return line;
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => panic!(
-                    "no line {what} within {LIMIT:?}; output so far:\n{}",
-                    self.seen.join("\n")
-                ),
-                Err(RecvTimeoutError::Disconnected) => panic!(
-                    "damx ended its output without a line {what}; output:\n{}\nerrors:\n{}",
-                    self.seen.join("\n"),
-                    self.stderr.try_iter().collect::<Vec<_>>().join("\n")
-                ),
-            }
-        }
-    }
-
-    /// The port of the `listening on ADDRESS` line it prints first.
-    fn listening_port(&mut self) -> u16 {
-        let line = self.expect("listening on ...", |line| line.starts_with("listening on "));
-        line.rsplit(':').next().unwrap().parse().expect("a port")
-    }
-
-    /// Types a line on its standard input.
-    fn type_line(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin is open");
-        writeln!(stdin, "{line}").expect("damx reads its input");
-        stdin.flush().unwrap();
-    }
-
-    /// Sends SIGINT, as Ctrl-C does.
-    fn interrupt(&self) {
-        self.signal("INT");
-    }
-
-    /// Sends the signal `name` (`INT`, `TERM`, `HUP`).
-    fn signal(&self, name: &str) {
-        let status = Command::new("kill")
-            .args([&format!("-{name}"), &self.child.id().to_string()])
-            .status()
-            .expect("kill runs");
-        assert!(status.success());
-    }
-
-    /// Waits for the process to end (closing its standard input first); returns its exit
-    /// code, the rest of its output and its standard error.
-    fn finish(mut self) -> (i32, String, String) {
-        drop(self.stdin.take());
-        let status = wait(&mut self.child, LIMIT);
-        let mut out = std::mem::take(&mut self.seen);
-        out.extend(self.lines.iter());
-        let errors: Vec<String> = self.stderr.iter().collect();
-        let code = status.code().expect("damx exits with a code");
-        (code, out.join("\n"), errors.join("\n"))
-    }
-}
-
-impl Drop for Damx {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-/// The lines of a stream, from a thread.
-fn read_lines(stream: impl Read + Send + 'static) -> Receiver<String> {
-    let (tx, rx) = channel();
-    thread::spawn(move || {
-        for line in BufReader::new(stream).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
-
-/// Waits for `child` to exit; kills it and fails the test past `limit`.
-fn wait(child: &mut Child, limit: Duration) -> ExitStatus {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait().expect("waiting works") {
-            return status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("damx did not exit within {limit:?}");
-        }
-        thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// A temporary directory for one test, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("damx-session-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The games of a PDN file, or of every PDN file of a directory.
-fn games_in(path: &Path) -> Vec<PdnGame> {
-    let mut files = Vec::new();
-    if path.is_dir() {
-        for entry in std::fs::read_dir(path).unwrap() {
-            files.push(entry.unwrap().path());
-        }
-        files.sort();
-    } else {
-        files.push(path.to_path_buf());
-    }
-    let mut games = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
-        games.extend(
-            parse_games(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", file.display())),
-        );
-    }
-    games
-}
+mod common;
+use common::{Damx, LIMIT, TempDir, games_in};
 
 /// A port of 127.0.0.1 that nothing listens on (as far as can be known).
 fn closed_port() -> u16 {
@@ -734,27 +551,14 @@ fn proxy_flags_an_illegal_move() {
     ]);
     let line = proxy.expect("listening", |line| line.contains("listening"));
     let value: serde_json::Value = serde_json::from_str(&line).unwrap();
-    let mut peer = TcpStream::connect(value["address"].as_str().unwrap()).unwrap();
-    peer.set_read_timeout(Some(LIMIT)).unwrap();
+    let mut peer = Frames::new(TcpStream::connect(value["address"].as_str().unwrap()).unwrap());
     // We play white (the Follower black): R, then 32-26, which no man can do.
-    peer.write_all(b"R01Scripted                        Z005000A\0")
-        .unwrap();
-    let mut received = Vec::new();
-    let mut byte = [0u8; 1];
-    let mut next_frame = |peer: &mut TcpStream| -> String {
-        loop {
-            assert_eq!(peer.read(&mut byte).unwrap(), 1, "the connection stays up");
-            if byte[0] == 0 {
-                return String::from_utf8(std::mem::take(&mut received)).unwrap();
-            }
-            received.push(byte[0]);
-        }
-    };
-    assert!(next_frame(&mut peer).ends_with('0'), "accepted");
-    peer.write_all(b"M0000322600\0").unwrap();
+    peer.send("R01Scripted                        Z005000A");
+    assert!(peer.next().ends_with('0'), "accepted");
+    peer.send("M0000322600");
     // The Follower tells us (CHAT) and ends the game (GAMEEND); we acknowledge.
-    while !next_frame(&mut peer).starts_with('E') {}
-    peer.write_all(b"E00\0").unwrap();
+    while !peer.next().starts_with('E') {}
+    peer.send("E00");
     drop(peer);
 
     let (code, log, errors) = proxy.finish();
