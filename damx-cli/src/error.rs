@@ -18,6 +18,8 @@ use std::io;
 use std::path::Path;
 use std::process::ExitCode;
 
+use damx_session::tournament::LoadOpeningsError;
+
 /// Exit code for invalid input data.
 pub(crate) const EXIT_INVALID: u8 = 1;
 /// Exit code for a wrong command line; clap uses it too for the errors it finds itself.
@@ -104,6 +106,15 @@ impl Error {
             Error::Network { .. } => EXIT_NETWORK,
             Error::Interrupted => crate::session::interrupt_exit_code(),
         })
+    }
+}
+
+impl From<LoadOpeningsError> for Error {
+    fn from(error: LoadOpeningsError) -> Error {
+        match error {
+            LoadOpeningsError::Read { path, source } => Error::file("read", &path, source),
+            invalid @ LoadOpeningsError::Invalid { .. } => Error::Invalid(invalid.to_string()),
+        }
     }
 }
 

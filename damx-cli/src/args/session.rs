@@ -20,6 +20,7 @@ use damx_session::{
 
 use super::{EngineArgs, parse_position};
 use crate::cmd;
+use damx_session::tournament::OpeningSource;
 use damx_session::tournament::spec::{LocalPlayer, parse_seconds};
 use damx_session::{Address, Endpoint};
 
@@ -381,10 +382,10 @@ impl InitiateArgs {
     /// The validated configuration (an openings file is read later by the command).
     pub(crate) fn into_config(self) -> cmd::initiate::Config {
         let openings = match (self.start, self.openings, self.ballots) {
-            (Some(position), _, _) => cmd::initiate::Openings::Fixed(position),
-            (None, Some(path), _) => cmd::initiate::Openings::File(path),
-            (None, None, true) => cmd::initiate::Openings::Ballots,
-            (None, None, false) => cmd::initiate::Openings::Normal,
+            (Some(position), _, _) => Some(OpeningSource::Position(position)),
+            (None, Some(path), _) => Some(OpeningSource::File(path)),
+            (None, None, true) => Some(OpeningSource::Ballots),
+            (None, None, false) => None,
         };
         let mut session = SessionConfig::initiator(Default::default());
         let side = self.side.apply(&mut session);

@@ -8,36 +8,21 @@
 //! (see [`crate::session`]).
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use damx_rules::Position;
-use damx_session::tournament::Opening;
+use damx_session::tournament::OpeningSource;
 use damx_session::{
     EnginePlayerOptions, InitiatorConfig, RoleConfig, SeriesColors, SessionConfig, accept_and_run,
     connect, run_session,
 };
 
 use crate::error::Error;
-use crate::input::read_text;
 use crate::log::info;
 use crate::session::{session_error, verdict};
 use damx_session::Endpoint;
 
 use super::follow::{CONNECT_TIMEOUT, drive};
 use crate::show::{Options, Show};
-
-/// Where the games start.
-#[derive(Debug)]
-pub(crate) enum Openings {
-    /// The normal start.
-    Normal,
-    /// One position for every game.
-    Fixed(Position),
-    /// The positions of a file (FENs or PDN games).
-    File(PathBuf),
-    /// The engine's built-in ballots.
-    Ballots,
-}
 
 /// What `damx initiate` does.
 #[derive(Debug)]
@@ -52,8 +37,8 @@ pub(crate) struct Config {
     pub(crate) move_limit: u16,
     /// Our colour.
     pub(crate) color: SeriesColors,
-    /// Where the games start.
-    pub(crate) openings: Openings,
+    /// Where the games start; `None`: the normal start.
+    pub(crate) openings: Option<OpeningSource>,
     /// The engine.
     pub(crate) player: EnginePlayerOptions,
     /// A Hub engine program that plays instead of the engine.
@@ -67,7 +52,13 @@ pub(crate) struct Config {
 /// Plays the games.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     crate::session::check_records(&config.session.records)?;
-    let openings = load_openings(&config.openings)?;
+    let openings: Vec<Position> = match &config.openings {
+        Some(source) => source.load(None)?,
+        None => Vec::new(),
+    }
+    .into_iter()
+    .map(|opening| opening.start.unwrap_or_else(Position::initial))
+    .collect();
     let plan = InitiatorConfig::series_with(
         config.games,
         config.color,
@@ -109,21 +100,4 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         Some(why) => Err(Error::Peer(why)),
         None => Ok(()),
     }
-}
-
-/// The start positions the options ask for (empty: the normal start).
-fn load_openings(openings: &Openings) -> Result<Vec<Position>, Error> {
-    Ok(match openings {
-        Openings::Normal => Vec::new(),
-        Openings::Fixed(position) => vec![*position],
-        Openings::Ballots => damx_engine::openings::ballots()
-            .iter()
-            .map(|ballot| ballot.position)
-            .collect(),
-        Openings::File(path) => Opening::read(&read_text(path)?)
-            .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?
-            .into_iter()
-            .map(|opening| opening.start.unwrap_or_else(Position::initial))
-            .collect(),
-    })
 }
