@@ -12,15 +12,15 @@
 //! its own, so the session goes on (the peer's chat, a take-back request) while the person
 //! thinks. Moves are read with [`damx_rules::Position::parse_move`] (`32-28`, `28x19`, a
 //! landing path `27x38x49`, ...); a text that fits several captures lists them with their
-//! paths and asks for a number. The commands are listed by `help` ([`HELP`]). The end of
-//! standard input is `quit`.
+//! paths and asks for a number. Each line is read as a [`Wish`] in the words `help` lists
+//! ([`HELP`]). The end of standard input is `quit`.
 
 use std::io::{BufRead, Write};
 use std::thread;
 
 use crossbeam_channel::{Receiver, never, select, unbounded};
 use damx_rules::Position;
-use damx_session::seat::{Seat, SeatError};
+use damx_session::seat::{HELP, Seat, SeatError, Wish};
 use damx_session::{
     ChannelPlayer, Control, EndReason, EnginePlayer, EnginePlayerOptions, Event, FollowerConfig,
     InitiatorConfig, LoopbackSide, MoveRequest, Role, RoleConfig, SeriesColors, SessionConfig,
@@ -58,20 +58,6 @@ pub(crate) struct Config {
     /// The person's session: frame gap, time-outs, records (its role and name are set here).
     pub(crate) session: SessionConfig,
 }
-
-/// The commands, as `help` shows them.
-pub(crate) const HELP: &str = "\
-commands:
-  32-28  28x19  27x38x49   play a move (a landing path tells apart captures with the same ends)
-  moves                    list the legal moves
-  board                    show the board with the square numbers
-  undo                     ask to take back your last move (also: takeback)
-  chat TEXT                send a chat message
-  resign                   give up the game (GAMEEND reason 1)
-  draw                     end the game claiming a draw (GAMEEND reason 2: DXP has no draw offer)
-  quit                     end the game and stop (GAMEEND with stop code 1); also Ctrl-D
-  yes / no                 answer the opponent's request to take back moves
-  help                     this list";
 
 /// Plays.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
@@ -271,21 +257,15 @@ impl<'a> Ui<'a> {
         if line.is_empty() {
             return;
         }
-        if self.seat.choosing()
-            && let Ok(number) = line.parse::<usize>()
-        {
+        let wish = Wish::read(line, &self.seat);
+        if let Wish::Choose(number) = wish {
             let chosen = self.seat.choose(number);
             return self.told(chosen);
         }
         self.seat.drop_choice();
-        let (word, rest) = match line.split_once(char::is_whitespace) {
-            Some((word, rest)) => (word, rest.trim()),
-            None => (line, ""),
-        };
-        let asked = self.seat.take_back_asked();
-        match word.to_ascii_lowercase().as_str() {
-            "help" | "?" => self.say(HELP),
-            "board" => {
+        match wish {
+            Wish::Help => self.say(HELP),
+            Wish::Board => {
                 let position = *self.seat.position();
                 let board = position.diagram().numbered(true).indent(2);
                 self.say(&format!(
@@ -294,7 +274,7 @@ impl<'a> Ui<'a> {
                     position.to_fen()
                 ));
             }
-            "moves" => {
+            Wish::Moves => {
                 let position = self.seat.position();
                 let texts: Vec<String> = position
                     .legal_moves()
@@ -303,30 +283,28 @@ impl<'a> Ui<'a> {
                     .collect();
                 self.say(&format!("legal moves: {}", texts.join(" ")));
             }
-            "undo" | "takeback" => match self.seat.take_back() {
+            Wish::TakeBack => match self.seat.take_back() {
                 Ok(ply) => self.say(&format!("asking to take back to ply {ply}")),
                 Err(error) => self.say(&error.to_string()),
             },
-            "chat" if !rest.is_empty() => self.seat.chat(rest),
-            "resign" => {
+            Wish::Chat(text) => self.seat.chat(text),
+            Wish::Resign => {
                 let ended = self.seat.end(EndReason::GiveUp);
                 self.told(ended);
             }
-            "draw" => {
+            Wish::Draw => {
                 let ended = self.seat.end(EndReason::Draw);
                 self.told(ended);
             }
-            "quit" | "exit" => {
+            Wish::Quit => {
                 self.say("stopping: the game ends on your turn");
                 self.seat.stop();
             }
-            answer @ ("yes" | "y" | "accept" | "no" | "n" | "decline") if asked => {
-                let answered = self
-                    .seat
-                    .answer_take_back(matches!(answer, "yes" | "y" | "accept"));
+            Wish::Answer(accept) => {
+                let answered = self.seat.answer_take_back(accept);
                 self.told(answered);
             }
-            _ => match self.seat.play_text(line) {
+            Wish::Choose(_) | Wish::Move(_) => match self.seat.play_text(line) {
                 Err(SeatError::Ambiguous(candidates)) => {
                     let mut text = format!("{line} fits {} captures:", candidates.len());
                     for (number, candidate) in candidates.iter().enumerate() {
