@@ -21,11 +21,7 @@ fn closed_port() -> u16 {
 }
 
 /// Engines that finish a game in a second or two.
-const QUICK: &[&str] = &["--depth", "2", "--hash", "4", "--pace", "2"];
-
-fn args<'a>(first: &[&'a str], rest: &[&'a str]) -> Vec<&'a str> {
-    first.iter().chain(rest).copied().collect()
-}
+const QUICK: &str = "--depth 2 --hash 4 --pace 2";
 
 // ---------------------------------------------------------------------------------------------
 // follow and initiate
@@ -36,31 +32,13 @@ fn args<'a>(first: &[&'a str], rest: &[&'a str]) -> Vec<&'a str> {
 fn follow_and_initiate_play_a_complete_game() {
     let dir = TempDir::new("follow-initiate");
     let pdn = dir.path("games.pdn");
-    let mut follower = Damx::start(&args(
-        &[
-            "follow",
-            "--listen",
-            "127.0.0.1:0",
-            "--games",
-            "1",
-            "--name",
-            "Follower",
-        ],
-        QUICK,
+    let mut follower = Damx::line(&format!(
+        "follow --listen 127.0.0.1:0 --games 1 --name Follower {QUICK}"
     ));
     let port = follower.listening_port().to_string();
     let address = format!("127.0.0.1:{port}");
-    let initiator = Damx::start(&args(
-        &[
-            "initiate",
-            "--connect",
-            &address,
-            "--name",
-            "Initiator",
-            "--pdn",
-            &pdn,
-        ],
-        QUICK,
+    let initiator = Damx::line(&format!(
+        "initiate --connect {address} --name Initiator --pdn {pdn} {QUICK}"
     ));
     let (code, out, errors) = initiator.finish();
     assert_eq!(code, 0, "{out}\n{errors}");
@@ -95,9 +73,8 @@ fn records_that_cannot_be_saved_exit_3() {
     let blocker = dir.path("a-file");
     std::fs::write(&blocker, "not a directory").unwrap();
     let under_a_file = format!("{blocker}/games");
-    let refused = Damx::start(&args(
-        &["follow", "--listen", "127.0.0.1:0", "--pdn", &under_a_file],
-        QUICK,
+    let refused = Damx::line(&format!(
+        "follow --listen 127.0.0.1:0 --pdn {under_a_file} {QUICK}"
     ));
     let (code, out, errors) = refused.finish();
     assert_eq!(code, 3, "{out}\n{errors}");
@@ -105,25 +82,13 @@ fn records_that_cannot_be_saved_exit_3() {
 
     // The directory is there at the start, and a file by the time the game ends.
     let games = dir.path("games");
-    let mut follower = Damx::start(&args(
-        &[
-            "follow",
-            "--listen",
-            "127.0.0.1:0",
-            "--games",
-            "1",
-            "--pdn",
-            &games,
-        ],
-        QUICK,
+    let mut follower = Damx::line(&format!(
+        "follow --listen 127.0.0.1:0 --games 1 --pdn {games} {QUICK}"
     ));
     let port = follower.listening_port().to_string();
     std::fs::remove_dir(&games).unwrap();
     std::fs::write(&games, "in the way").unwrap();
-    let initiator = Damx::start(&args(
-        &["initiate", "--connect", &format!("127.0.0.1:{port}")],
-        QUICK,
-    ));
+    let initiator = Damx::line(&format!("initiate --connect 127.0.0.1:{port} {QUICK}"));
     let (code, out, errors) = initiator.finish();
     assert_eq!(code, 0, "{out}\n{errors}");
     let (code, out, errors) = follower.finish();
@@ -135,37 +100,14 @@ fn records_that_cannot_be_saved_exit_3() {
 fn initiate_listens_and_follow_connects() {
     let dir = TempDir::new("initiate-listens");
     let records = dir.path("records");
-    let mut initiator = Damx::start(&args(
-        &[
-            "initiate",
-            "--listen",
-            "127.0.0.1:0",
-            "--games",
-            "2",
-            "--moves",
-            "6",
-            "--color",
-            "black",
-            "--name",
-            "Initiator",
-            "--json",
-        ],
-        QUICK,
+    let mut initiator = Damx::line(&format!(
+        "initiate --listen 127.0.0.1:0 --games 2 --moves 6 --color black --name Initiator --json {QUICK}"
     ));
     let listening = initiator.expect("listening", |line| line.contains("\"listening\""));
     let value: serde_json::Value = serde_json::from_str(&listening).unwrap();
     let address = value["address"].as_str().unwrap().to_owned();
-    let follower = Damx::start(&args(
-        &[
-            "follow",
-            "--connect",
-            &address,
-            "--name",
-            "Follower",
-            "--pdn",
-            &records,
-        ],
-        QUICK,
+    let follower = Damx::line(&format!(
+        "follow --connect {address} --name Follower --pdn {records} {QUICK}"
     ));
     let (code, out, errors) = initiator.finish();
     assert_eq!(code, 0, "{out}\n{errors}");
@@ -203,7 +145,7 @@ fn initiate_listens_and_follow_connects() {
 fn network_errors_have_their_exit_codes() {
     let port = closed_port();
     let address = format!("127.0.0.1:{port}");
-    let (code, _, errors) = Damx::start(&["initiate", "--connect", &address]).finish();
+    let (code, _, errors) = Damx::line(&format!("initiate --connect {address}")).finish();
     assert_eq!(code, 5, "{errors}");
     assert_eq!(
         errors,
@@ -212,14 +154,14 @@ fn network_errors_have_their_exit_codes() {
 
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = taken.local_addr().unwrap().to_string();
-    let (code, _, errors) = Damx::start(&["follow", "--listen", &address]).finish();
+    let (code, _, errors) = Damx::line(&format!("follow --listen {address}")).finish();
     assert_eq!(code, 5, "{errors}");
     assert_eq!(
         errors,
         format!("damx: cannot listen on {address}: address already in use")
     );
 
-    let (code, _, errors) = Damx::start(&["follow", "--connect", "localhost"]).finish();
+    let (code, _, errors) = Damx::line("follow --connect localhost").finish();
     assert_eq!(code, 2, "{errors}");
     assert!(errors.contains("expected HOST:PORT"), "{errors}");
 }
@@ -228,18 +170,12 @@ fn network_errors_have_their_exit_codes() {
 /// Initiator, which played none of its games, says so and ends with the peer's code (4).
 #[test]
 fn a_busy_follower_is_a_peer_error_for_the_initiator() {
-    let mut follower = Damx::start(&[
-        "follow",
-        "--listen",
-        "127.0.0.1:0",
-        "--max-connections",
-        "1",
-    ]);
+    let mut follower = Damx::line("follow --listen 127.0.0.1:0 --max-connections 1");
     let address = format!("127.0.0.1:{}", follower.listening_port());
     // The one connection allowed, held open without a word.
     let _first = TcpStream::connect(&address).unwrap();
     thread::sleep(Duration::from_millis(200));
-    let (code, _, errors) = Damx::start(&["initiate", "--connect", &address]).finish();
+    let (code, _, errors) = Damx::line(&format!("initiate --connect {address}")).finish();
     assert_eq!(code, 4, "{errors}");
     assert!(
         errors.contains("the peer closed the connection after 0 of 1 games"),
@@ -258,19 +194,9 @@ fn demo_plays_a_complete_game_and_saves_it() {
     let dir = TempDir::new("demo");
     let pdn = dir.path("demo.pdn");
     let transcript = dir.path("demo.jsonl");
-    let (code, out, errors) = Damx::start(&[
-        "demo",
-        "--depth",
-        "2",
-        "--pace",
-        "2",
-        "--hash",
-        "4",
-        "--pdn",
-        &pdn,
-        "--transcript",
-        &transcript,
-    ])
+    let (code, out, errors) = Damx::line(&format!(
+        "demo --depth 2 --pace 2 --hash 4 --pdn {pdn} --transcript {transcript}"
+    ))
     .finish();
     assert_eq!(code, 0, "{out}\n{errors}");
     assert!(
@@ -305,10 +231,8 @@ fn demo_plays_a_complete_game_and_saves_it() {
 fn a_quiet_demo_prints_only_the_result() {
     let dir = TempDir::new("demo-quiet");
     let pdn = dir.path("quiet.pdn");
-    let (code, out, errors) = Damx::start(&[
-        "demo", "-q", "--depth", "1", "--pace", "0", "--hash", "4", "--pdn", &pdn,
-    ])
-    .finish();
+    let (code, out, errors) =
+        Damx::line(&format!("demo -q --depth 1 --pace 0 --hash 4 --pdn {pdn}")).finish();
     assert_eq!(code, 0, "{out}\n{errors}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 2, "{out}");
@@ -327,9 +251,9 @@ fn a_quiet_demo_prints_only_the_result() {
 fn play_takes_moves_and_commands_from_standard_input() {
     let dir = TempDir::new("play");
     let pdn = dir.path("play.pdn");
-    let mut play = Damx::start(&[
-        "play", "--depth", "1", "--hash", "4", "--pace", "0", "--name", "Tester", "--pdn", &pdn,
-    ]);
+    let mut play = Damx::line(&format!(
+        "play --depth 1 --hash 4 --pace 0 --name Tester --pdn {pdn}"
+    ));
     play.expect("your move", |line| line.starts_with("your move (white"));
     play.type_line("help");
     play.expect("listing undo", |line| line.trim_start().starts_with("undo"));
@@ -367,19 +291,9 @@ fn play_asks_which_capture_an_ambiguous_text_means() {
     let dir = TempDir::new("play-ambiguous");
     let pdn = dir.path("play.pdn");
     // White's king on 16 reaches 2 over 32, 33 and 8, or over 32, 34 and 8.
-    let mut play = Damx::start(&[
-        "play",
-        "--start",
-        "W:WK16,25:B8,32,33,34,45",
-        "--depth",
-        "1",
-        "--hash",
-        "4",
-        "--pace",
-        "0",
-        "--pdn",
-        &pdn,
-    ]);
+    let mut play = Damx::line(&format!(
+        "play --start W:WK16,25:B8,32,33,34,45 --depth 1 --hash 4 --pace 0 --pdn {pdn}"
+    ));
     play.expect("your move", |line| line.starts_with("your move"));
     play.type_line("16x2");
     play.expect("the question", |line| line.contains("fits 2 captures"));
@@ -443,19 +357,9 @@ impl Frames {
 fn play_answers_the_peers_take_back_request() {
     let dir = TempDir::new("play-follower");
     let pdn = dir.path("games");
-    let mut play = Damx::start(&[
-        "play",
-        "--listen",
-        "127.0.0.1:0",
-        "--role",
-        "follower",
-        "--name",
-        "Person",
-        "--pace",
-        "0",
-        "--pdn",
-        &pdn,
-    ]);
+    let mut play = Damx::line(&format!(
+        "play --listen 127.0.0.1:0 --role follower --name Person --pace 0 --pdn {pdn}"
+    ));
     let port = play.listening_port();
     let mut peer = Frames::new(TcpStream::connect(("127.0.0.1", port)).unwrap());
     // The person plays black; the peer (white) opens with 32-28.
@@ -495,23 +399,13 @@ fn play_answers_the_peers_take_back_request() {
 /// meaning, flags nothing, and exits 0.
 #[test]
 fn proxy_logs_a_correct_dialogue() {
-    let mut follower = Damx::start(&args(
-        &["follow", "--listen", "127.0.0.1:0", "--games", "1"],
-        QUICK,
-    ));
+    let mut follower = Damx::line(&format!("follow --listen 127.0.0.1:0 --games 1 {QUICK}"));
     let follower_port = follower.listening_port();
     let target = format!("127.0.0.1:{follower_port}");
-    let mut proxy = Damx::start(&["proxy", "--listen", "127.0.0.1:0", "--connect", &target]);
+    let mut proxy = Damx::line(&format!("proxy --listen 127.0.0.1:0 --connect {target}"));
     let proxy_port = proxy.listening_port();
-    let initiator = Damx::start(&args(
-        &[
-            "initiate",
-            "--connect",
-            &format!("127.0.0.1:{proxy_port}"),
-            "--moves",
-            "8",
-        ],
-        QUICK,
+    let initiator = Damx::line(&format!(
+        "initiate --connect 127.0.0.1:{proxy_port} --moves 8 {QUICK}"
     ));
     let (code, out, errors) = initiator.finish();
     assert_eq!(code, 0, "{out}\n{errors}");
@@ -536,19 +430,11 @@ fn proxy_logs_a_correct_dialogue() {
 /// forwards it, flags it, and exits 4; the Follower ends the game and exits 4 as well.
 #[test]
 fn proxy_flags_an_illegal_move() {
-    let mut follower = Damx::start(&args(
-        &["follow", "--listen", "127.0.0.1:0", "--games", "1"],
-        QUICK,
-    ));
+    let mut follower = Damx::line(&format!("follow --listen 127.0.0.1:0 --games 1 {QUICK}"));
     let target = format!("127.0.0.1:{}", follower.listening_port());
-    let mut proxy = Damx::start(&[
-        "proxy",
-        "--listen",
-        "127.0.0.1:0",
-        "--json",
-        "--connect",
-        &target,
-    ]);
+    let mut proxy = Damx::line(&format!(
+        "proxy --listen 127.0.0.1:0 --json --connect {target}"
+    ));
     let line = proxy.expect("listening", |line| line.contains("listening"));
     let value: serde_json::Value = serde_json::from_str(&line).unwrap();
     let mut peer = Frames::new(TcpStream::connect(value["address"].as_str().unwrap()).unwrap());
@@ -610,28 +496,11 @@ fn ends_the_game_with_a_gameend_and_saves_it(signal: &str) {
     let dir = TempDir::new(&format!("sig{signal}"));
     let pdn = dir.path("games.pdn");
     let transcript = dir.path("dxp.jsonl");
-    let mut initiator = Damx::start(&[
-        "initiate",
-        "--listen",
-        "127.0.0.1:0",
-        "--games",
-        "3",
-        "--depth",
-        "1",
-        "--hash",
-        "4",
-        "--pace",
-        "100",
-        "--pdn",
-        &pdn,
-        "--transcript",
-        &transcript,
-    ]);
-    let port = initiator.listening_port();
-    let follower = Damx::start(&args(
-        &["follow", "--connect", &format!("127.0.0.1:{port}")],
-        QUICK,
+    let mut initiator = Damx::line(&format!(
+        "initiate --listen 127.0.0.1:0 --games 3 --depth 1 --hash 4 --pace 100 --pdn {pdn} --transcript {transcript}"
     ));
+    let port = initiator.listening_port();
+    let follower = Damx::line(&format!("follow --connect 127.0.0.1:{port} {QUICK}"));
     initiator.expect("a few moves", |line| line.starts_with("   3.   "));
     initiator.signal(signal);
     let (code, out, errors) = initiator.finish();
@@ -673,7 +542,7 @@ fn ends_the_game_with_a_gameend_and_saves_it(signal: &str) {
 /// Ctrl-C while waiting for a connection ends the wait at once, with exit code 130.
 #[test]
 fn ctrl_c_stops_a_waiting_follower() {
-    let mut follower = Damx::start(&["follow", "--listen", "127.0.0.1:0"]);
+    let mut follower = Damx::line("follow --listen 127.0.0.1:0");
     follower.listening_port();
     follower.interrupt();
     let (code, _, errors) = follower.finish();
@@ -683,9 +552,9 @@ fn ctrl_c_stops_a_waiting_follower() {
 /// Ctrl-C in the proxy closes both connections, prints the summary and exits with 130.
 #[test]
 fn ctrl_c_closes_the_proxy() {
-    let mut follower = Damx::start(&["follow", "--listen", "127.0.0.1:0"]);
+    let mut follower = Damx::line("follow --listen 127.0.0.1:0");
     let target = format!("127.0.0.1:{}", follower.listening_port());
-    let mut proxy = Damx::start(&["proxy", "--listen", "127.0.0.1:0", "--connect", &target]);
+    let mut proxy = Damx::line(&format!("proxy --listen 127.0.0.1:0 --connect {target}"));
     let port = proxy.listening_port();
     let mut peer = Frames::new(TcpStream::connect(("127.0.0.1", port)).unwrap());
     peer.send("CHello");

@@ -16,23 +16,22 @@ use damx_rules::pdn::{PdnGame, parse_games};
 /// How long any one step may take before the test fails.
 pub const LIMIT: Duration = Duration::from_secs(60);
 
-/// `damx args...`, not yet started: no databases unless a test names them.
-fn command(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_damx"));
-    command
+/// Starts `damx args...` with its three streams piped and no databases unless a test names
+/// them.
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_damx"))
         .args(args)
-        .env("DAMX_EGDB", "/nonexistent/damx-egdb");
-    command
-}
-
-/// Runs `damx` with `args` and `stdin` as its standard input, to the end.
-pub fn damx_with_input(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = command(args)
+        .env("DAMX_EGDB", "/nonexistent/damx-egdb")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("the damx binary starts");
+        .expect("the damx binary starts")
+}
+
+/// Runs `damx` with `args` and `stdin` as its standard input, to the end.
+pub fn damx_with_input(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = spawn(args);
     let mut input = child.stdin.take().expect("stdin is piped");
     let stdin = stdin.to_vec();
     // Written from a thread so that a large input cannot block against a full output pipe.
@@ -42,6 +41,16 @@ pub fn damx_with_input(args: &[&str], stdin: &[u8]) -> Output {
     let output = child.wait_with_output().expect("damx runs to the end");
     writer.join().expect("the input is written");
     output
+}
+
+/// The words of a command line (no quoting: no argument holds a blank).
+pub fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
+/// Runs `damx` with the words of `line` as its arguments and an empty standard input.
+pub fn damx_line(line: &str) -> Output {
+    damx(&words(line))
 }
 
 /// Runs `damx` with `args` and an empty standard input, to the end.
@@ -89,12 +98,7 @@ pub struct Damx {
 impl Damx {
     /// Starts `damx args...`.
     pub fn start(args: &[&str]) -> Damx {
-        let mut child = command(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the damx binary starts");
+        let mut child = spawn(args);
         let lines = read_lines(child.stdout.take().expect("stdout is piped"));
         let stderr = read_lines(child.stderr.take().expect("stderr is piped"));
         Damx {
@@ -104,6 +108,12 @@ impl Damx {
             seen: Vec::new(),
             stderr,
         }
+    }
+
+    /// Starts `damx` with the words of `line` as its arguments, as a shell would split them
+    /// (no quoting: no argument holds a blank).
+    pub fn line(line: &str) -> Damx {
+        Damx::start(&words(line))
     }
 
     /// Waits for a line of standard output that `wanted` accepts; returns it.
