@@ -215,6 +215,9 @@ impl Renderer {
 
     /// The lines of one event of session `id` (`None` for the only session).
     pub fn event(&mut self, id: Option<u64>, event: &Event) -> Vec<Line> {
+        if let Event::Listening(address) = event {
+            return vec![self.listening(*address)];
+        }
         let key = id.unwrap_or(0);
         if let Event::GameStarted(info) = event {
             self.games.insert(key, GameView::new(info.clone()));

@@ -12,9 +12,9 @@ use common::{GatedPlayer, bounded, drain, quick, temp_dir, wait_for};
 use crossbeam_channel::unbounded;
 use damx_rules::{Color, GameResult};
 use damx_session::{
-    CloseReason, Command, Control, Event, FirstLegalPlayer, FollowerConfig, InitiatorConfig,
-    LoopbackSide, PdnTarget, RandomPlayer, SessionConfig, SessionReport, Side, TakeBackPolicy,
-    Termination, accept, connect, play_loopback, run_session,
+    Address, CloseReason, Command, Control, Endpoint, Event, FirstLegalPlayer, FollowerConfig,
+    InitiatorConfig, LoopbackSide, PdnTarget, RandomPlayer, SessionConfig, SessionReport, Side,
+    TakeBackPolicy, Termination, accept, connect, play_loopback, run_session,
 };
 
 const LIMIT: Duration = Duration::from_secs(30);
@@ -294,5 +294,42 @@ fn engine_game_over_tcp() {
             };
             assert_eq!(game.result, won, "{}", game.termination);
         }
+    });
+}
+
+/// `run` with `Endpoint::Listen` says where it listens (the port chosen for port 0) before it
+/// waits, and plays the series with the session that `run` with `Endpoint::Connect` brings
+/// there.
+#[test]
+fn run_says_where_it_listens_and_plays_who_connects() {
+    bounded(LIMIT, || {
+        let (events_tx, events) = unbounded();
+        let (_control, commands) = Control::new();
+        let listening = thread::spawn(move || {
+            damx_session::run(
+                &Endpoint::Listen("127.0.0.1:0".parse().unwrap()),
+                &quick(SessionConfig::follower(FollowerConfig::default())),
+                Box::new(FirstLegalPlayer::new("First")),
+                commands,
+                events_tx,
+            )
+        });
+        let address = wait_for(&events, |event| match event {
+            Event::Listening(address) => Some(*address),
+            _ => None,
+        });
+        assert_ne!(address.port(), 0);
+        let (_control, commands) = Control::new();
+        let plan = InitiatorConfig::series(2, Color::White, 0, 0, &[]);
+        let initiator = damx_session::run(
+            &Endpoint::Connect(Address::from(address)),
+            &quick(SessionConfig::initiator(plan)),
+            Box::new(RandomPlayer::new("Random", 7)),
+            commands,
+            unbounded().0,
+        )
+        .expect("the Follower listens");
+        let follower = listening.join().unwrap().expect("the listener is up");
+        assert_same_games(&initiator, &follower, 2);
     });
 }

@@ -15,7 +15,7 @@ use std::thread;
 use crossbeam_channel::unbounded;
 use damx_session::{
     Command, Control, EnginePlayerOptions, Event, ServerConfig, ServerEvent, SessionConfig,
-    SessionReport, connect, hash_per_session, run_session, serve,
+    SessionError, SessionReport, hash_per_session, serve,
 };
 
 use crate::error::Error;
@@ -24,9 +24,6 @@ use crate::session::{on_interrupt, session_error, verdict};
 use damx_session::Endpoint;
 
 use crate::show::{Options, Show};
-
-/// How long a connection may take to be made.
-pub(crate) const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What `damx follow` does.
 #[derive(Debug)]
@@ -106,13 +103,11 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             output.map_err(Error::stdout)?;
             verdict(report.sessions.iter().map(|(_, report)| report))
         }
-        Endpoint::Connect(address) => {
-            let connection = connect(address.to_string(), &config.session, CONNECT_TIMEOUT)
-                .map_err(session_error)?;
+        Endpoint::Connect(_) => {
             let player = super::hub::local_player(&config.player, config.hub.as_ref());
             let report = drive(
                 |commands, events| {
-                    run_session(connection, &config.session, player, commands, events)
+                    damx_session::run(&config.peer, &config.session, player, commands, events)
                 },
                 &config.show,
                 out,
@@ -133,7 +128,7 @@ where
     F: FnOnce(
             crossbeam_channel::Receiver<Command>,
             crossbeam_channel::Sender<Event>,
-        ) -> SessionReport
+        ) -> Result<SessionReport, SessionError>
         + Send,
 {
     let (control, commands) = Control::new();
@@ -159,5 +154,5 @@ where
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     });
     output.map_err(Error::stdout)?;
-    Ok(report)
+    report.map_err(session_error)
 }

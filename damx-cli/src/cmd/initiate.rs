@@ -11,18 +11,15 @@ use std::io::Write;
 
 use damx_rules::Position;
 use damx_session::tournament::OpeningSource;
-use damx_session::{
-    EnginePlayerOptions, InitiatorConfig, RoleConfig, SeriesColors, SessionConfig, accept_and_run,
-    connect, run_session,
-};
+use damx_session::{EnginePlayerOptions, InitiatorConfig, RoleConfig, SeriesColors, SessionConfig};
 
 use crate::error::Error;
 use crate::log::info;
-use crate::session::{session_error, verdict};
+use crate::session::verdict;
 use damx_session::Endpoint;
 
-use super::follow::{CONNECT_TIMEOUT, drive};
-use crate::show::{Options, Show};
+use super::follow::drive;
+use crate::show::Options;
 
 /// What `damx initiate` does.
 #[derive(Debug)]
@@ -71,30 +68,11 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     info!("asking for {} game(s)", config.games);
     super::hub::check(config.hub.as_ref())?;
     let player = super::hub::local_player(&config.player, config.hub.as_ref());
-    let report = match &config.peer {
-        Endpoint::Connect(address) => {
-            let connection =
-                connect(address.to_string(), &session, CONNECT_TIMEOUT).map_err(session_error)?;
-            drive(
-                |commands, events| run_session(connection, &session, player, commands, events),
-                &config.show,
-                out,
-            )?
-        }
-        Endpoint::Listen(address) => {
-            let listener = address.bind().map_err(session_error)?;
-            if let Ok(local) = listener.local_addr() {
-                Show::new(config.show.clone(), false)
-                    .listening(local, out)
-                    .map_err(Error::stdout)?;
-            }
-            drive(
-                |commands, events| accept_and_run(&listener, &session, player, commands, events),
-                &config.show,
-                out,
-            )?
-        }
-    };
+    let report = drive(
+        |commands, events| damx_session::run(&config.peer, &session, player, commands, events),
+        &config.show,
+        out,
+    )?;
     verdict([&report])?;
     match report.unfinished_series(config.games as usize) {
         Some(why) => Err(Error::Peer(why)),

@@ -24,14 +24,13 @@ use damx_session::seat::{HELP, Seat, SeatError, Wish};
 use damx_session::{
     ChannelPlayer, Control, EndReason, EnginePlayer, EnginePlayerOptions, Event, FollowerConfig,
     InitiatorConfig, LoopbackSide, MoveRequest, Role, RoleConfig, SeriesColors, SessionConfig,
-    SessionReport, accept_and_run, connect, play_loopback, run_session,
+    SessionError, SessionReport, play_loopback,
 };
 
 use crate::error::Error;
 use crate::session::{on_interrupt, session_error, verdict};
 use damx_session::Endpoint;
 
-use super::follow::CONNECT_TIMEOUT;
 use crate::show::{Options, Show};
 
 /// What `damx play` does.
@@ -99,37 +98,13 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     )
     .map_err(Error::stdout)?;
 
-    let listener = match &config.peer {
-        Some(Endpoint::Listen(address)) => {
-            let listener = address.bind().map_err(session_error)?;
-            if let Ok(local) = listener.local_addr() {
-                Show::new(Options::default(), false)
-                    .listening(local, out)
-                    .map_err(Error::stdout)?;
-            }
-            Some(listener)
-        }
-        _ => None,
-    };
-    let connection = match &config.peer {
-        Some(Endpoint::Connect(address)) => {
-            Some(connect(address.to_string(), &session, CONNECT_TIMEOUT).map_err(session_error)?)
-        }
-        _ => None,
-    };
-
     let mut ui = Ui::new(control, out);
     let reports: Vec<SessionReport> = thread::scope(|scope| -> Result<_, Error> {
         let session = &session;
-        let running = scope.spawn(move || -> Result<Vec<SessionReport>, Error> {
-            if let Some(connection) = connection {
-                return Ok(vec![run_session(
-                    connection, session, human, commands, events_tx,
-                )]);
-            }
-            if let Some(listener) = listener {
-                let report = accept_and_run(&listener, session, human, commands, events_tx);
-                return Ok(vec![report]);
+        let running = scope.spawn(move || -> Result<Vec<SessionReport>, SessionError> {
+            if let Some(peer) = &config.peer {
+                return damx_session::run(peer, session, human, commands, events_tx)
+                    .map(|report| vec![report]);
             }
             let (engine_control, engine_commands) =
                 engine_control.expect("the built-in engine has a control");
@@ -149,7 +124,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
                 control: commands,
                 events: events_tx,
             };
-            let reports = play_loopback(person, engine, false).map_err(session_error);
+            let reports = play_loopback(person, engine, false);
             drop(engine_control);
             let (person, engine) = reports?;
             Ok(vec![person, engine])
@@ -158,6 +133,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         running
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            .map_err(session_error)
     })?;
     ui.result?;
     verdict(&reports)
