@@ -16,14 +16,8 @@ use crate::log::problem;
 
 use super::Tally;
 
-/// What to decode.
-#[derive(Debug)]
-pub(crate) struct Config {
-    /// Where the messages come from.
-    pub(crate) source: Source,
-    /// Read a stream of NUL-terminated frames instead of lines.
-    pub(crate) frames: bool,
-}
+/// What to decode: the items of a source, lines or (with `frames`) NUL-terminated frames.
+pub(crate) type Config = crate::input::Conversion;
 
 /// Decodes every item, writing a JSON line for each valid one.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
