@@ -18,6 +18,7 @@ use std::io;
 use std::path::Path;
 use std::process::ExitCode;
 
+use damx_session::render::describe_io;
 use damx_session::tournament::LoadOpeningsError;
 
 /// Exit code for invalid input data.
@@ -143,37 +144,13 @@ impl std::error::Error for Error {
     }
 }
 
-/// An I/O error as a lower-case phrase: `no such file or directory` rather than the
-/// operating system's `No such file or directory (os error 2)`.
-pub(crate) fn describe_io(error: &io::Error) -> String {
-    let text = error.to_string();
-    let text = match text.rfind(" (os error ") {
-        Some(at) if text.ends_with(')') => &text[..at],
-        _ => &text,
-    };
-    lower_first(text)
-}
-
-/// The text with its first character in lower case, so that every message reads the same way.
-pub(crate) fn lower_first(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Messages read as one lower-case phrase without the operating system's error number.
+    /// A failure names what was being done, and its cause in lower case.
     #[test]
     fn io_errors_read_as_lower_case_phrases() {
-        let error = io::Error::from_raw_os_error(2);
-        assert_eq!(describe_io(&error), "no such file or directory");
-        let custom = io::Error::other("Stream closed");
-        assert_eq!(describe_io(&custom), "stream closed");
         let error = Error::file(
             "read",
             Path::new("game.pdn"),

@@ -395,8 +395,8 @@ fn play_answers_the_peers_take_back_request() {
 // ---------------------------------------------------------------------------------------------
 // proxy
 
-/// Between two damx processes the proxy forwards a whole dialogue, logs every frame with its
-/// meaning, flags nothing, and exits 0.
+/// Between two damx processes the proxy forwards a whole dialogue, prints its log, flags
+/// nothing, and exits 0.
 #[test]
 fn proxy_logs_a_correct_dialogue() {
     let mut follower = Damx::line(&format!("follow --listen 127.0.0.1:0 --games 1 {QUICK}"));
@@ -411,15 +411,8 @@ fn proxy_logs_a_correct_dialogue() {
     assert_eq!(code, 0, "{out}\n{errors}");
     let (code, log, errors) = proxy.finish();
     assert_eq!(code, 0, "{log}\n{errors}");
-    assert!(log.contains("A asks for game 1: B plays black"), "{log}");
-    assert!(log.contains("game 1 starts: A white, B black"), "{log}");
-    assert!(log.contains("game 1: 1. "), "{log}");
+    // What each line says: damx-session's proxy tests.
     assert!(log.contains("game 1: 8... "), "{log}");
-    assert!(log.contains("\"E01\""), "{log}");
-    assert!(
-        log.contains("B acknowledges: game 1 over after 16 moves"),
-        "{log}"
-    );
     assert!(!log.contains("!!"), "{log}");
     assert!(log.ends_with("0 findings"), "{log}");
     let (code, _, errors) = follower.finish();
