@@ -8,7 +8,7 @@ use std::net::{SocketAddr, TcpListener};
 use std::thread;
 use std::time::Duration;
 
-use common::{GatedPlayer, bounded, drain, quick, temp_dir, wait_for};
+use common::{GatedPlayer, bounded, drain, listening_follower, quick, temp_dir, wait_for};
 use crossbeam_channel::unbounded;
 use damx_rules::{Color, GameResult};
 use damx_session::{
@@ -303,21 +303,7 @@ fn engine_game_over_tcp() {
 #[test]
 fn run_says_where_it_listens_and_plays_who_connects() {
     bounded(LIMIT, || {
-        let (events_tx, events) = unbounded();
-        let (_control, commands) = Control::new();
-        let listening = thread::spawn(move || {
-            damx_session::run(
-                &Endpoint::Listen("127.0.0.1:0".parse().unwrap()),
-                &quick(SessionConfig::follower(FollowerConfig::default())),
-                Box::new(FirstLegalPlayer::new("First")),
-                commands,
-                events_tx,
-            )
-        });
-        let address = wait_for(&events, |event| match event {
-            Event::Listening(address) => Some(*address),
-            _ => None,
-        });
+        let (listening, address) = listening_follower();
         assert_ne!(address.port(), 0);
         let (_control, commands) = Control::new();
         let plan = InitiatorConfig::series(2, Color::White, 0, 0, &[]);

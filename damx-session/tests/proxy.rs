@@ -7,14 +7,11 @@ mod common;
 use std::thread;
 use std::time::Duration;
 
-use common::{bounded, quick, wait_for};
+use common::{bounded, listening_follower, quick};
 use crossbeam_channel::unbounded;
 use damx_rules::Color;
 use damx_session::proxy::{Entry, run_proxy};
-use damx_session::{
-    Address, Control, Endpoint, Event, FirstLegalPlayer, FollowerConfig, InitiatorConfig,
-    RandomPlayer, SessionConfig,
-};
+use damx_session::{Address, Control, Endpoint, InitiatorConfig, RandomPlayer, SessionConfig};
 
 const LIMIT: Duration = Duration::from_secs(30);
 
@@ -23,21 +20,8 @@ const LIMIT: Duration = Duration::from_secs(30);
 #[test]
 fn the_log_of_a_correct_dialogue() {
     bounded(LIMIT, || {
-        let (follower_events, events) = unbounded();
-        let (_follower_control, commands) = Control::new();
-        let follower = thread::spawn(move || {
-            damx_session::run(
-                &Endpoint::Listen("127.0.0.1:0".parse().unwrap()),
-                &quick(SessionConfig::follower(FollowerConfig::default())),
-                Box::new(FirstLegalPlayer::new("First")),
-                commands,
-                follower_events,
-            )
-        });
-        let follower_address = wait_for(&events, |event| match event {
-            Event::Listening(address) => Some(Address::from(*address)),
-            _ => None,
-        });
+        let (follower, follower_address) = listening_follower();
+        let follower_address = Address::from(follower_address);
         let (entries_tx, entries) = unbounded();
         let (_proxy_control, commands) = Control::new();
         let proxy = thread::spawn(move || {

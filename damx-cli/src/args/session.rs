@@ -121,13 +121,7 @@ impl RecordArgs {
             .pdn
             .clone()
             .or_else(|| default_pdn.map(PathBuf::from))
-            .map(|path| {
-                if path.extension().is_some_and(|ext| ext == "pdn") {
-                    PdnTarget::File(path)
-                } else {
-                    PdnTarget::Directory(path)
-                }
-            });
+            .map(PdnTarget::from);
         RecordOptions {
             pdn,
             transcript: self.transcript.clone(),
