@@ -205,7 +205,8 @@ Against the built-in engine (the default) the game is a real DXP game over 127.0
 moves as 32-28, 28x19 or a capture's landing path (27x38x49); a text that fits several \
 captures lists them and asks which. Commands: moves, board, undo, chat TEXT, resign, draw \
 (ends the game claiming a draw: DXP has no draw offer), quit, and yes/no to the opponent's \
-take-back request; `help` lists them. Games are saved in games/ unless --pdn says otherwise. \
+take-back request; `help` lists them. --color, --games, --minutes, --moves and --start say what \
+we ask for as Initiator. Games are saved in games/ unless --pdn says otherwise. \
 The built-in engine takes 1 second a move unless --depth or --time says otherwise; your DXP \
 name is your user name unless --name says otherwise.";
 

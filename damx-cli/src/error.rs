@@ -1,14 +1,5 @@
-//! The one error type of the binary, and the exit code each kind of failure maps to.
-//!
-//! | code | meaning |
-//! |---:|---|
-//! | 0 | success |
-//! | 1 | invalid input: a message, JSON line, PDN text or move that the command read did not parse or is not legal (each one reported on its own line; the valid ones were still processed) |
-//! | 2 | usage: the command line is wrong (clap reports unknown options, missing or malformed values, a FEN argument that does not parse, conflicting options) |
-//! | 3 | I/O: a file, standard input or standard output failed |
-//! | 4 | the peer: the other DXP program broke the protocol, refused every game, went silent, or the connection failed in the middle of a game (each violation was reported as it happened; the games are saved) |
-//! | 5 | network: cannot listen (address in use, not an address of this machine) or connect (refused, unreachable, unknown host) |
-//! | 130 | interrupted by Ctrl-C, SIGTERM or SIGHUP: the running game was ended with a GAMEEND (stop code `1`) and saved |
+//! The one error type of the binary, and the exit code each kind of failure maps to: the
+//! table `damx --help` shows (`EXIT_CODES` in [`crate::args`]), one constant a code here.
 //!
 //! A closed standard output (`damx decode ... | head -1`) is not a failure: the command stops
 //! quietly with code 0, as ripgrep does.

@@ -21,11 +21,9 @@ use damx_session::Endpoint;
 use super::follow::drive;
 use crate::show::Options;
 
-/// What `damx initiate` does.
+/// The games an Initiator asks for (`initiate`, and `play` as Initiator).
 #[derive(Debug)]
-pub(crate) struct Config {
-    /// Connect or listen.
-    pub(crate) peer: Endpoint,
+pub(crate) struct Plan {
     /// How many games.
     pub(crate) games: u32,
     /// Minutes per player.
@@ -34,6 +32,28 @@ pub(crate) struct Config {
     pub(crate) move_limit: u16,
     /// Our colour.
     pub(crate) color: SeriesColors,
+}
+
+impl Plan {
+    /// The Initiator's role, starting from `openings` (none: the normal start).
+    pub(crate) fn role(&self, openings: &[Position]) -> RoleConfig {
+        RoleConfig::Initiator(InitiatorConfig::series_with(
+            self.games,
+            self.color,
+            self.minutes,
+            self.move_limit,
+            openings,
+        ))
+    }
+}
+
+/// What `damx initiate` does.
+#[derive(Debug)]
+pub(crate) struct Config {
+    /// Connect or listen.
+    pub(crate) peer: Endpoint,
+    /// The games to ask for.
+    pub(crate) plan: Plan,
     /// Where the games start; `None`: the normal start.
     pub(crate) openings: Option<OpeningSource>,
     /// The engine.
@@ -56,16 +76,9 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     .into_iter()
     .map(|opening| opening.start.unwrap_or_else(Position::initial))
     .collect();
-    let plan = InitiatorConfig::series_with(
-        config.games,
-        config.color,
-        config.minutes,
-        config.move_limit,
-        &openings,
-    );
     let mut session = config.session.clone();
-    session.role = RoleConfig::Initiator(plan);
-    info!("asking for {} game(s)", config.games);
+    session.role = config.plan.role(&openings);
+    info!("asking for {} game(s)", config.plan.games);
     super::hub::check(config.hub.as_ref())?;
     let player = super::hub::local_player(&config.player, config.hub.as_ref());
     let report = drive(
@@ -74,7 +87,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         out,
     )?;
     verdict([&report])?;
-    match report.unfinished_series(config.games as usize) {
+    match report.unfinished_series(config.plan.games as usize) {
         Some(why) => Err(Error::Peer(why)),
         None => Ok(()),
     }

@@ -23,14 +23,15 @@ use damx_rules::Position;
 use damx_session::seat::{HELP, Seat, SeatError, Wish};
 use damx_session::{
     ChannelPlayer, Control, EndReason, EnginePlayer, EnginePlayerOptions, Event, FollowerConfig,
-    InitiatorConfig, LoopbackSide, MoveRequest, Role, RoleConfig, SeriesColors, SessionConfig,
-    SessionError, SessionReport, play_loopback,
+    LoopbackSide, MoveRequest, Role, RoleConfig, SessionConfig, SessionError, SessionReport,
+    play_loopback,
 };
 
 use crate::error::Error;
 use crate::session::{on_interrupt, session_error, verdict};
 use damx_session::Endpoint;
 
+use super::initiate::Plan;
 use crate::show::{Options, Show};
 
 /// What `damx play` does.
@@ -40,14 +41,8 @@ pub(crate) struct Config {
     pub(crate) peer: Option<Endpoint>,
     /// Who asks for the game against another program.
     pub(crate) role: Role,
-    /// The person's colour (as Initiator).
-    pub(crate) color: SeriesColors,
-    /// How many games (as Initiator).
-    pub(crate) games: u32,
-    /// The clock (as Initiator).
-    pub(crate) minutes: u16,
-    /// The move limit (as Initiator).
-    pub(crate) move_limit: u16,
+    /// The games asked for as Initiator (the person's colour).
+    pub(crate) plan: Plan,
     /// The start (as Initiator).
     pub(crate) start: Option<Position>,
     /// The person's DXP name.
@@ -66,13 +61,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     let mut session = config.session.clone();
     session.role = if initiator {
         let openings: Vec<Position> = config.start.into_iter().collect();
-        RoleConfig::Initiator(InitiatorConfig::series_with(
-            config.games,
-            config.color,
-            config.minutes,
-            config.move_limit,
-            &openings,
-        ))
+        config.plan.role(&openings)
     } else {
         RoleConfig::Follower(FollowerConfig::default())
     };
