@@ -8,13 +8,16 @@ use std::net::{SocketAddr, TcpListener};
 use std::thread;
 use std::time::Duration;
 
-use common::{GatedPlayer, bounded, drain, listening_follower, quick, temp_dir, wait_for};
+use common::{
+    GatedPlayer, bounded, connecting_initiator, drain, listening_follower, quick, temp_dir,
+    wait_for,
+};
 use crossbeam_channel::unbounded;
 use damx_rules::{Color, GameResult};
 use damx_session::{
-    Address, CloseReason, Command, Control, Endpoint, Event, FirstLegalPlayer, FollowerConfig,
-    InitiatorConfig, LoopbackSide, PdnTarget, RandomPlayer, SessionConfig, SessionReport, Side,
-    TakeBackPolicy, Termination, accept, connect, play_loopback, run_session,
+    CloseReason, Command, Control, Event, FirstLegalPlayer, FollowerConfig, InitiatorConfig,
+    LoopbackSide, PdnTarget, RandomPlayer, SessionConfig, SessionReport, Side, TakeBackPolicy,
+    Termination, accept, connect, play_loopback, run_session,
 };
 
 const LIMIT: Duration = Duration::from_secs(30);
@@ -305,16 +308,8 @@ fn run_says_where_it_listens_and_plays_who_connects() {
     bounded(LIMIT, || {
         let (listening, address) = listening_follower();
         assert_ne!(address.port(), 0);
-        let (_control, commands) = Control::new();
         let plan = InitiatorConfig::series(2, Color::White, 0, 0, &[]);
-        let initiator = damx_session::run(
-            &Endpoint::Connect(Address::from(address)),
-            &quick(SessionConfig::initiator(plan)),
-            Box::new(RandomPlayer::new("Random", 7)),
-            commands,
-            unbounded().0,
-        )
-        .expect("the Follower listens");
+        let initiator = connecting_initiator(address, plan);
         let follower = listening.join().unwrap().expect("the listener is up");
         assert_same_games(&initiator, &follower, 2);
     });

@@ -7,11 +7,11 @@ mod common;
 use std::thread;
 use std::time::Duration;
 
-use common::{bounded, listening_follower, quick};
+use common::{bounded, connecting_initiator, listening_follower};
 use crossbeam_channel::unbounded;
 use damx_rules::Color;
 use damx_session::proxy::{Entry, run_proxy};
-use damx_session::{Address, Control, Endpoint, InitiatorConfig, RandomPlayer, SessionConfig};
+use damx_session::{Address, Control, InitiatorConfig};
 
 const LIMIT: Duration = Duration::from_secs(30);
 
@@ -38,16 +38,8 @@ fn the_log_of_a_correct_dialogue() {
         let Ok(Entry::Listening { address }) = entries.recv() else {
             panic!("the proxy says where it listens first");
         };
-        let (_control, commands) = Control::new();
         let plan = InitiatorConfig::series(1, Color::White, 0, 8, &[]);
-        let initiator = damx_session::run(
-            &Endpoint::Connect(Address::from(address)),
-            &quick(SessionConfig::initiator(plan)),
-            Box::new(RandomPlayer::new("Random", 7)),
-            commands,
-            unbounded().0,
-        )
-        .expect("the proxy listens");
+        let initiator = connecting_initiator(address, plan);
         assert_eq!(initiator.games.len(), 1);
         let log = proxy.join().unwrap().unwrap().expect("A connected");
         follower.join().unwrap().unwrap();

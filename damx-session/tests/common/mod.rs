@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, select, unbounded};
 use damx_rules::{Game, Move};
 use damx_session::{
-    ClockState, Command, Control, Endpoint, Event, FirstLegalPlayer, FollowerConfig, Player,
-    SessionConfig, SessionError, SessionReport, StopSignal, TakeBackPolicy,
+    ClockState, Command, Control, Endpoint, Event, FirstLegalPlayer, FollowerConfig,
+    InitiatorConfig, Player, RandomPlayer, SessionConfig, SessionError, SessionReport, StopSignal,
+    TakeBackPolicy,
 };
 use std::net::SocketAddr;
 
@@ -50,6 +51,20 @@ pub fn listening_follower() -> (
         _ => None,
     });
     (follower, address)
+}
+
+/// An Initiator making random moves, run by `damx_session::run` to `address` with `plan`, to
+/// its end.
+pub fn connecting_initiator(address: SocketAddr, plan: InitiatorConfig) -> SessionReport {
+    let (_control, commands) = Control::new();
+    damx_session::run(
+        &Endpoint::Connect(address.into()),
+        &quick(SessionConfig::initiator(plan)),
+        Box::new(RandomPlayer::new("Random", 7)),
+        commands,
+        unbounded().0,
+    )
+    .expect("someone listens")
 }
 
 /// Waits (at most 10 s) for the first event that `pick` accepts; returns what it picked.
