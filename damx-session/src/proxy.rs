@@ -164,11 +164,16 @@ pub fn run_proxy(
     let (done, finished) = bounded::<()>(0);
     thread::scope(|scope| {
         scope.spawn(|| {
-            select! {
-                recv(control) -> command => if let Ok(Command::Stop | Command::Abort) = command {
-                    shut_both();
-                },
-                recv(finished) -> _ => {}
+            loop {
+                select! {
+                    recv(control) -> command => match command {
+                        Ok(Command::Stop | Command::Abort) => break shut_both(),
+                        // Nothing else means anything to a proxy.
+                        Ok(_) => {}
+                        Err(_) => break,
+                    },
+                    recv(finished) -> _ => break,
+                }
             }
         });
         for item in traffic {

@@ -1,9 +1,10 @@
 //! `proxy::run_proxy` over real sockets on 127.0.0.1: between two damx sessions it forwards a
 //! whole series and logs every frame with its meaning, flags nothing, and says where it
-//! listens and who connected; a stop before anyone connects ends the wait.
+//! listens and who connected; a stop ends the wait, or once connected both connections.
 
 mod common;
 
+use std::net::{TcpListener, TcpStream};
 use std::thread;
 use std::time::Duration;
 
@@ -82,5 +83,42 @@ fn a_stop_ends_the_wait() {
         assert!(matches!(entries.recv(), Ok(Entry::Listening { .. })));
         control.stop();
         assert!(proxy.join().unwrap().unwrap().is_none());
+    });
+}
+
+/// A stop once both programs are connected shuts both connections: both streams end, the
+/// relay ends and the log comes back.
+#[test]
+fn a_stop_once_connected_shuts_both_connections() {
+    bounded(LIMIT, || {
+        let b = TcpListener::bind("127.0.0.1:0").unwrap();
+        let b_address = Address::from(b.local_addr().unwrap());
+        let (control, commands) = Control::new();
+        let (entries_tx, entries) = unbounded();
+        let proxy = thread::spawn(move || {
+            run_proxy(
+                &"127.0.0.1:0".parse().unwrap(),
+                &b_address,
+                &commands,
+                |entry| {
+                    let _ = entries_tx.send(entry);
+                    Ok(())
+                },
+            )
+        });
+        let Ok(Entry::Listening { address }) = entries.recv() else {
+            panic!("the proxy says where it listens first");
+        };
+        let _a = TcpStream::connect(address).unwrap();
+        let (_b, _) = b.accept().unwrap();
+        assert!(matches!(entries.recv(), Ok(Entry::Connected { .. })));
+        control.stop();
+        let log = proxy.join().unwrap().unwrap().expect("both connected");
+        assert_eq!(log.findings(), 0);
+        let ends = entries
+            .iter()
+            .filter(|entry| matches!(entry, Entry::Closed { .. }))
+            .count();
+        assert_eq!(ends, 2);
     });
 }
