@@ -2,11 +2,10 @@
 //! each bad line gets: damx-session's hub tests); `damx hub` as a match participant and behind
 //! `damx follow`.
 
-use std::thread;
 use std::time::Duration;
 
 mod common;
-use common::{Damx, damx_within};
+use common::{Damx, damx_within, words};
 
 const START: &str = "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww";
 
@@ -84,56 +83,21 @@ fn match_between_a_hub_engine_and_the_builtin_one() {
 #[cfg(unix)]
 #[test]
 fn follow_with_a_hub_engine() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    drop(listener);
-    let address = format!("127.0.0.1:{port}");
     let hub = format!("hub:{} hub --hash 4", env!("CARGO_BIN_EXE_damx"));
-    let follower = {
-        let args: Vec<String> = [
-            "follow", "--engine", &hub, "--listen", &address, "--games", "1", "--depth", "2",
-            "--pace", "0",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        thread::spawn(move || {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            damx_within(&args, Duration::from_secs(120))
-        })
-    };
-    let mut initiated = None;
-    for _ in 0..50 {
-        let (code, text) = damx_within(
-            &[
-                "initiate",
-                "--connect",
-                &address,
-                "--games",
-                "1",
-                "--depth",
-                "2",
-                "--hash",
-                "4",
-                "--pace",
-                "0",
-                "--minutes",
-                "5",
-            ],
-            Duration::from_secs(120),
-        );
-        if code == 5 {
-            // Not listening yet.
-            thread::sleep(Duration::from_millis(100));
-            continue;
-        }
-        initiated = Some((code, text));
-        break;
-    }
-    let (code, text) = initiated.expect("the follower listens");
+    let mut args = vec!["follow", "--engine", &hub];
+    args.extend(words("--listen 127.0.0.1:0 --games 1 --depth 2 --pace 0"));
+    let mut follower = Damx::start(&args);
+    let port = follower.listening_port();
+    let (code, text) = damx_within(
+        &words(&format!(
+            "initiate --connect 127.0.0.1:{port} --games 1 --depth 2 --hash 4 --pace 0 --minutes 5"
+        )),
+        Duration::from_secs(120),
+    );
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("game 1 over"), "{text}");
     assert!(!text.contains("gave up"), "{text}");
-    let (code, text) = follower.join().unwrap();
-    assert_eq!(code, 0, "{text}");
+    let (code, out, errors) = follower.finish_within(Duration::from_secs(120));
+    assert_eq!(code, 0, "{out}\n{errors}");
+    assert!(!errors.contains("panicked"), "{errors}");
 }
