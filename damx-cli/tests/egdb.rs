@@ -110,36 +110,16 @@ fn a_match_adjudicated_by_the_databases_and_resumed() {
     let openings = dir.join("openings.txt");
     std::fs::write(&openings, "W:W28,40:B23,5\n").unwrap();
     let results = dir.join("results.txt");
-    let args = |extra: &[&'static str]| {
-        let mut args = vec![
-            "match",
-            "--engine",
-            "builtin,depth=2",
-            "--engine",
-            "builtin,depth=2",
-            "--minutes",
-            "0",
-            "--games",
-            "2",
-            "--concurrency",
-            "1",
-            "--adjudicate",
-            "egdb",
-        ]
-        .into_iter()
-        .map(str::to_owned)
-        .collect::<Vec<_>>();
-        args.extend(["--adjudicate-egdb", dir_text].map(str::to_owned));
-        args.extend(["--openings", openings.to_str().unwrap()].map(str::to_owned));
-        args.extend(["--results", results.to_str().unwrap()].map(str::to_owned));
-        args.extend(extra.iter().map(|arg| (*arg).to_owned()));
-        args
+    let run = |extra: &str| {
+        damx_line(&format!(
+            "match --engine builtin,depth=2 --engine builtin,depth=2 --minutes 0 --games 2 \
+             --concurrency 1 --adjudicate egdb --adjudicate-egdb {dir_text} --openings {} \
+             --results {} {extra}",
+            openings.display(),
+            results.display()
+        ))
     };
-    let run = |args: Vec<String>| {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        damx(&args)
-    };
-    let played = run(args(&[]));
+    let played = run("");
     assert_eq!(played.status.code(), Some(0), "{}", text(&played.stderr));
     let out = text(&played.stdout);
     assert_eq!(
@@ -152,7 +132,7 @@ fn a_match_adjudicated_by_the_databases_and_resumed() {
     let file = std::fs::read_to_string(&results).unwrap();
     assert_eq!(file.matches("\"reason\":\"egdb\"").count(), 2, "{file}");
 
-    let resumed = run(args(&["--resume"]));
+    let resumed = run("--resume");
     assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
     let out = text(&resumed.stdout);
     assert!(out.contains("RESUMED 1 2-0 egdb"), "{out}");
