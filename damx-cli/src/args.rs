@@ -1,49 +1,14 @@
 //! The command line: clap's derive structures, and their conversion into the validated
-//! configuration each command runs on.
+//! configuration each command runs on. What each command and option does is said once, in
+//! the help texts here (`damx --help`, `damx COMMAND --help`).
 //!
-//! # The command tree
-//!
-//! The overview lists the commands in groups, by `display_order`, with room left in each
-//! group so that commands still to come slot in without moving the others:
-//!
-//! | order | command | job | state |
-//! |---:|---|---|---|
-//! | 10 | `play` | a person plays in the terminal, against the built-in engine or a DXP program (`--connect`/`--listen`) | done |
-//! | 11 | `demo` | a complete DXP game over loopback TCP between two built-in engines, board shown, PDN saved | done |
-//! | 20 | `follow` | the engine as a DXP Follower: `--listen` (default 127.0.0.1:27531) or `--connect` | done |
-//! | 21 | `initiate` | the engine as a DXP Initiator: `--connect` or `--listen`, `--games`, `--minutes`, `--moves`, `--color`, `--start`/`--openings` | done |
-//! | 30 | `match` | the referee: two participants, N games or an SPRT | done |
-//! | 31 | `tournament` | the referee: round robin or gauntlet, `--concurrency` | done |
-//! | 40 | `proxy` | relay between two DXP programs and log every message, flagging what breaks the spec | done |
-//! | 41 | `decode` | DXP messages to JSON lines | done |
-//! | 42 | `encode` | JSON lines to DXP messages | done |
-//! | 50 | `analyse` | search a position, live progress and the principal variation | done |
-//! | 51 | `perft` | count the leaf nodes of the move tree | done |
-//! | 52 | `bench` | the engine's fixed benchmark: node count signature and speed | done |
-//! | 53 | `egdb` | endgame databases: `build --pieces N`, `info`, `probe FEN`, `verify` | done |
-//! | 60 | `hub` | the engine behind a Hub client (draughts GUIs, pydraughts) on standard input and output | done |
-//!
-//! The session commands share option groups, flattened into each command (module
-//! `session`):
-//!
-//! - [`EngineArgs`] (`--threads`, `--hash`, `--eval`, `--weights`) for every command that runs the built-in engine,
-//!   with the strength options `--depth N` / `--time S` where a fixed strength is wanted
-//!   instead of the game clock;
-//! - the peer: `--listen ADDR` or `--connect ADDR` (exclusive; `follow` listens on
-//!   127.0.0.1:27531 by default, `initiate` connects there, `play` without either plays the
-//!   built-in engine), IPv4 or IPv6, port 0 for a free port;
-//! - the DXP side: `--name NAME` (32 characters at most), `--pace MS` (the least gap between
-//!   two frames, default 100), `--reply-timeout S`, `--move-timeout S`;
-//! - the games: `--games N`, `--minutes M`, `--moves N`, `--color white|black|alternate`,
-//!   `--start FEN`, `--openings FILE` or `--ballots`;
-//! - the records: `--pdn PATH` (a directory, or a file to append to) and `--transcript PATH`
-//!   (JSON lines of every frame in and out);
-//! - `--board [N]` (a board every N moves) and `--json` (the event stream of `follow`,
-//!   `initiate`, `demo`, `proxy` as JSON lines; the results of `match` and `tournament`).
-//!
-//! `match` and `tournament` take participants as repeated `--engine` options in the manner of
-//! cutechess-cli: `--engine builtin,threads=2` or
-//! `--engine name=scan,cmd=./scan-dxp,dir=engines/scan,connect=127.0.0.1:27532`.
+//! The overview lists the commands in groups by `display_order`, with room left in each group
+//! for commands still to come: 10 playing (`play`, `demo`), 20 the engine as a DXP side
+//! (`follow`, `initiate`), 30 the referee (`match`, `tournament`), 40 the DXP tools (`proxy`,
+//! `decode`, `encode`), 50 the engine's tools (`analyse`, `perft`, `bench`, `egdb`), 60 `hub`.
+//! Option groups are flattened into every command that takes them, so that an option means
+//! the same everywhere: [`EngineArgs`] and [`EvalArgs`] here, the session groups in module
+//! `session`, the series options in module `referee`.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -240,7 +205,8 @@ Against the built-in engine (the default) the game is a real DXP game over 127.0
 moves as 32-28, 28x19 or a capture's landing path (27x38x49); a text that fits several \
 captures lists them and asks which. Commands: moves, board, undo, chat TEXT, resign, draw \
 (ends the game claiming a draw: DXP has no draw offer), quit, and yes/no to the opponent's \
-take-back request; `help` lists them. Games are saved in games/ unless --pdn says otherwise. \
+take-back request; `help` lists them. --color, --games, --minutes, --moves and --start say what \
+we ask for as Initiator. Games are saved in games/ unless --pdn says otherwise. \
 The built-in engine takes 1 second a move unless --depth or --time says otherwise; your DXP \
 name is your user name unless --name says otherwise.";
 

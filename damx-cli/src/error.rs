@@ -1,14 +1,5 @@
-//! The one error type of the binary, and the exit code each kind of failure maps to.
-//!
-//! | code | meaning |
-//! |---:|---|
-//! | 0 | success |
-//! | 1 | invalid input: a message, JSON line, PDN text or move that the command read did not parse or is not legal (each one reported on its own line; the valid ones were still processed) |
-//! | 2 | usage: the command line is wrong (clap reports unknown options, missing or malformed values, a FEN argument that does not parse, conflicting options) |
-//! | 3 | I/O: a file, standard input or standard output failed |
-//! | 4 | the peer: the other DXP program broke the protocol, refused every game, went silent, or the connection failed in the middle of a game (each violation was reported as it happened; the games are saved) |
-//! | 5 | network: cannot listen (address in use, not an address of this machine) or connect (refused, unreachable, unknown host) |
-//! | 130 | interrupted by Ctrl-C, SIGTERM or SIGHUP: the running game was ended with a GAMEEND (stop code `1`) and saved |
+//! The one error type of the binary, and the exit code each kind of failure maps to: the
+//! table `damx --help` shows (`EXIT_CODES` in [`crate::args`]), one constant a code here.
 //!
 //! A closed standard output (`damx decode ... | head -1`) is not a failure: the command stops
 //! quietly with code 0, as ripgrep does.
@@ -17,6 +8,9 @@ use std::fmt;
 use std::io;
 use std::path::Path;
 use std::process::ExitCode;
+
+use damx_session::render::describe_io;
+use damx_session::tournament::LoadOpeningsError;
 
 /// Exit code for invalid input data.
 pub(crate) const EXIT_INVALID: u8 = 1;
@@ -107,6 +101,15 @@ impl Error {
     }
 }
 
+impl From<LoadOpeningsError> for Error {
+    fn from(error: LoadOpeningsError) -> Error {
+        match error {
+            LoadOpeningsError::Read { path, source } => Error::file("read", &path, source),
+            invalid @ LoadOpeningsError::Invalid { .. } => Error::Invalid(invalid.to_string()),
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -132,37 +135,13 @@ impl std::error::Error for Error {
     }
 }
 
-/// An I/O error as a lower-case phrase: `no such file or directory` rather than the
-/// operating system's `No such file or directory (os error 2)`.
-pub(crate) fn describe_io(error: &io::Error) -> String {
-    let text = error.to_string();
-    let text = match text.rfind(" (os error ") {
-        Some(at) if text.ends_with(')') => &text[..at],
-        _ => &text,
-    };
-    lower_first(text)
-}
-
-/// The text with its first character in lower case, so that every message reads the same way.
-pub(crate) fn lower_first(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Messages read as one lower-case phrase without the operating system's error number.
+    /// A failure names what was being done, and its cause in lower case.
     #[test]
     fn io_errors_read_as_lower_case_phrases() {
-        let error = io::Error::from_raw_os_error(2);
-        assert_eq!(describe_io(&error), "no such file or directory");
-        let custom = io::Error::other("Stream closed");
-        assert_eq!(describe_io(&custom), "stream closed");
         let error = Error::file(
             "read",
             Path::new("game.pdn"),

@@ -1,6 +1,6 @@
-//! Where a command's items come from (arguments, standard input or a file), read one line at
-//! a time with a bound on the length, and how an item is named in a message; a position
-//! argument.
+//! Where a command's items come from (arguments, standard input or a file, read one line at
+//! a time by damx-wire's [`LineReader`] with a bound on the length), and how an item is named
+//! in a message; a position argument.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -9,6 +9,7 @@ use std::io::{self, BufRead, BufReader, IsTerminal, Read};
 use std::path::PathBuf;
 
 use damx_rules::Position;
+use damx_wire::LineReader;
 
 use crate::error::Error;
 use crate::log::note;
@@ -84,16 +85,23 @@ impl Source {
         let Some(reader) = self.open()? else {
             return Ok(());
         };
-        let mut lines = Lines::new(reader);
-        while let Some((number, line)) = lines.next_line().map_err(|e| self.read_error(e))? {
-            match line {
-                Ok([]) => {}
-                Ok(bytes) => each(Origin::Line(number), Ok(bytes))?,
-                Err(length) => each(Origin::Line(number), Err(length))?,
+        let mut lines = LineReader::new(reader, MAX_LINE_LEN);
+        while let Some(line) = lines.next_line().map_err(|e| self.read_error(e))? {
+            if line.item != Ok(&[]) {
+                each(Origin::Line(line.number), line.item)?;
             }
         }
         Ok(())
     }
+}
+
+/// What `decode` and `encode` convert.
+#[derive(Debug)]
+pub(crate) struct Conversion {
+    /// Where the items come from.
+    pub(crate) source: Source,
+    /// NUL-terminated frames instead of lines: read by `decode`, written by `encode`.
+    pub(crate) frames: bool,
 }
 
 /// Where an item came from, as a message names it.
@@ -122,66 +130,6 @@ impl fmt::Display for Origin {
     }
 }
 
-/// Lines of a byte stream, each at most [`MAX_LINE_LEN`] bytes kept, without `\n` or `\r\n`.
-pub(crate) struct Lines<R> {
-    reader: R,
-    line: Vec<u8>,
-    number: usize,
-}
-
-impl<R: BufRead> Lines<R> {
-    /// Lines of `reader`.
-    pub(crate) fn new(reader: R) -> Lines<R> {
-        Lines {
-            reader,
-            line: Vec::new(),
-            number: 0,
-        }
-    }
-
-    /// The next line and its number (1-based); a line longer than the bound as `Err(its
-    /// length)`, skipped without being held in memory. `None` at the end of the stream.
-    pub(crate) fn next_line(&mut self) -> io::Result<Option<(usize, Item<'_>)>> {
-        self.line.clear();
-        let mut length = 0;
-        let mut anything = false;
-        loop {
-            let buffer = match self.reader.fill_buf() {
-                Ok(buffer) => buffer,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if buffer.is_empty() {
-                if !anything {
-                    return Ok(None);
-                }
-                break;
-            }
-            anything = true;
-            let (chunk, ends_line) = match buffer.iter().position(|&b| b == b'\n') {
-                Some(at) => (&buffer[..at], true),
-                None => (buffer, false),
-            };
-            let room = MAX_LINE_LEN.saturating_sub(self.line.len());
-            self.line.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            length += chunk.len();
-            let used = chunk.len() + usize::from(ends_line);
-            self.reader.consume(used);
-            if ends_line {
-                break;
-            }
-        }
-        self.number += 1;
-        if length > MAX_LINE_LEN {
-            return Ok(Some((self.number, Err(length))));
-        }
-        if self.line.last() == Some(&b'\r') {
-            self.line.pop();
-        }
-        Ok(Some((self.number, Ok(&self.line))))
-    }
-}
-
 /// A position argument: `startpos` or a FEN.
 pub(crate) fn parse_position(text: &str) -> Result<Position, String> {
     if text.trim().eq_ignore_ascii_case("startpos") {
@@ -205,82 +153,9 @@ pub(crate) fn read_text(path: &std::path::Path) -> Result<String, Error> {
     Ok(text)
 }
 
-/// Bytes as a quoted string for a message: printable ASCII as it is, `"` and `\` escaped,
-/// anything else as `\xNN`; cut after 127 bytes (the longest DXP message) with `...`.
-pub(crate) struct Quoted<'a>(pub(crate) &'a [u8]);
-
-impl fmt::Display for Quoted<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const SHOWN: usize = 127;
-        f.write_str("\"")?;
-        for &byte in self.0.iter().take(SHOWN) {
-            match byte {
-                b'"' => f.write_str("\\\"")?,
-                b'\\' => f.write_str("\\\\")?,
-                0x20..=0x7e => fmt::Write::write_char(f, char::from(byte))?,
-                _ => write!(f, "\\x{byte:02x}")?,
-            }
-        }
-        f.write_str("\"")?;
-        if self.0.len() > SHOWN {
-            write!(f, "... ({} bytes)", self.0.len())?;
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn all_lines(text: &[u8]) -> Vec<(usize, Result<Vec<u8>, usize>)> {
-        let mut lines = Lines::new(BufReader::with_capacity(4, text));
-        let mut out = Vec::new();
-        while let Some((n, line)) = lines.next_line().unwrap() {
-            out.push((n, line.map(<[u8]>::to_vec)));
-        }
-        out
-    }
-
-    /// Lines come without `\n` or `\r\n`, numbered, across buffer boundaries, and a last line
-    /// without a newline counts.
-    #[test]
-    fn lines_are_split_and_numbered() {
-        let lines = all_lines(b"E00\r\nM0012061100\n\nK1");
-        assert_eq!(
-            lines,
-            [
-                (1, Ok(b"E00".to_vec())),
-                (2, Ok(b"M0012061100".to_vec())),
-                (3, Ok(Vec::new())),
-                (4, Ok(b"K1".to_vec())),
-            ]
-        );
-        assert!(all_lines(b"").is_empty());
-    }
-
-    /// A line past the bound is reported by length and does not disturb the next one.
-    #[test]
-    fn an_overlong_line_is_reported_not_kept() {
-        let mut text = vec![b'C'; MAX_LINE_LEN + 10];
-        text.extend_from_slice(b"\nE00\n");
-        let lines = all_lines(&text);
-        assert_eq!(
-            lines,
-            [(1, Err(MAX_LINE_LEN + 10)), (2, Ok(b"E00".to_vec()))]
-        );
-    }
-
-    /// Quoting shows every byte unambiguously.
-    #[test]
-    fn quoting_escapes_what_is_not_printable() {
-        assert_eq!(
-            Quoted(b"C\"a\\b\x00\xff").to_string(),
-            r#""C\"a\\b\x00\xff""#
-        );
-        let long = Quoted(&[b'C'; 130]).to_string();
-        assert!(long.ends_with("\"... (130 bytes)"), "{long}");
-    }
 
     /// Arguments win over a file, and `-` names standard input.
     #[test]

@@ -33,9 +33,7 @@
 //! best move 31-27, score 0.00 at depth 8 (37640 nodes in 0.01 s)
 //! ```
 //!
-//! Exit codes: 0 success, 1 invalid input, 2 usage, 3 I/O, 4 the DXP peer, 5 network, 130
-//! (128 + the signal) interrupted; the table is in [`error`] and `damx --help`. A standard
-//! output closed by its reader ends the command quietly with 0.
+//! The exit codes are listed by `damx --help` and mapped in [`error`].
 #![forbid(unsafe_code)]
 
 use std::io::{BufWriter, Write};

@@ -8,7 +8,6 @@
 //! number from a server.
 
 use std::io::{self, Write};
-use std::net::SocketAddr;
 
 use damx_session::render::{Detail, Line, RenderOptions, Renderer};
 use damx_session::{Event, ServerEvent};
@@ -42,12 +41,6 @@ impl Show {
         Show {
             renderer: Renderer::new(options).tagged(tagged),
         }
-    }
-
-    /// The address we listen on.
-    pub(crate) fn listening(&mut self, address: SocketAddr, out: &mut dyn Write) -> io::Result<()> {
-        let line = self.renderer.listening(address);
-        write(vec![line], out)
     }
 
     /// One event of a server.

@@ -4,42 +4,8 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-/// Runs `damx` with `args` and `stdin` as its standard input.
-fn damx_with_input(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_damx"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the damx binary starts");
-    let mut input = child.stdin.take().expect("stdin is piped");
-    let stdin = stdin.to_vec();
-    // Written from a thread so that a large input cannot block against a full output pipe.
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&stdin);
-    });
-    let output = child.wait_with_output().expect("damx runs to the end");
-    writer.join().expect("the input is written");
-    output
-}
-
-/// Runs `damx` with `args` and an empty standard input.
-fn damx(args: &[&str]) -> Output {
-    damx_with_input(args, b"")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
-}
-
-fn code(output: &Output) -> i32 {
-    output.status.code().expect("damx exits with a code")
-}
+mod common;
+use common::{TempDir, code, damx, damx_line, damx_with_input, stderr, stdout};
 
 /// Every line on standard error is one of ours: `damx: ` and a lower-case message.
 fn assert_our_error_lines(output: &Output) {
@@ -92,7 +58,7 @@ fn json_lines() -> String {
 /// `--version` names the program and its version.
 #[test]
 fn version_names_the_program() {
-    let output = damx(&["--version"]);
+    let output = damx_line("--version");
     assert_eq!(code(&output), 0);
     assert_eq!(
         stdout(&output).trim(),
@@ -103,7 +69,7 @@ fn version_names_the_program() {
 /// The overview lists the commands and the exit codes.
 #[test]
 fn help_lists_the_commands_and_the_exit_codes() {
-    let output = damx(&["--help"]);
+    let output = damx_line("--help");
     assert_eq!(code(&output), 0);
     let text = stdout(&output);
     for command in ["decode", "encode", "analyse", "perft", "bench"] {
@@ -147,14 +113,14 @@ fn usage_errors_exit_with_2() {
 /// `-v` tells what is being done; `-q` keeps problems only.
 #[test]
 fn verbosity_is_chosen_by_v_and_q() {
-    let quiet = damx(&["-q", "decode", "E00"]);
+    let quiet = damx_line("-q decode E00");
     assert_eq!(code(&quiet), 0);
     assert!(quiet.stderr.is_empty());
-    let verbose = damx(&["decode", "E00", "-v"]);
+    let verbose = damx_line("decode E00 -v");
     assert_eq!(code(&verbose), 0);
     assert_eq!(stderr(&verbose), "damx: 1 of 1 messages decoded\n");
     // Problems with the input show even when quiet.
-    let quiet_invalid = damx(&["-q", "decode", "X"]);
+    let quiet_invalid = damx_line("-q decode X");
     assert_eq!(code(&quiet_invalid), 1);
     assert_our_error_lines(&quiet_invalid);
 }
@@ -233,7 +199,7 @@ fn decode_names_each_invalid_line_and_converts_the_rest() {
 /// An argument that is not a message is named by its position among the arguments.
 #[test]
 fn decode_names_invalid_arguments_by_position() {
-    let output = damx(&["decode", "E00", "E09"]);
+    let output = damx_line("decode E00 E09");
     assert_eq!(code(&output), 1);
     assert_eq!(stdout(&output).lines().count(), 1);
     let errors = stderr(&output);
@@ -360,7 +326,7 @@ fn encode_names_each_invalid_line_and_converts_the_rest() {
 /// speed.
 #[test]
 fn perft_counts_the_start_position() {
-    let output = damx(&["perft", "startpos", "5"]);
+    let output = damx_line("perft startpos 5");
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     // Standard error is a pipe here, not a terminal: no progress display.
     assert!(output.stderr.is_empty(), "{}", stderr(&output));
@@ -383,11 +349,11 @@ fn perft_counts_the_start_position() {
 /// depth 0 counts the root itself.
 #[test]
 fn perft_writes_json() {
-    let output = damx(&["perft", "startpos", "2", "--json", "--divide"]);
+    let output = damx_line("perft startpos 2 --json --divide");
     let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(report["nodes"], 81);
     assert_eq!(report["divide"].as_array().map(Vec::len), Some(9));
-    let output = damx(&["perft", "startpos", "0", "--json"]);
+    let output = damx_line("perft startpos 0 --json");
     let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(report["nodes"], 1);
 }
@@ -395,7 +361,7 @@ fn perft_writes_json() {
 /// A FEN that does not parse is a usage error that says what is wrong with it.
 #[test]
 fn perft_refuses_an_invalid_fen() {
-    let output = damx(&["perft", "W:W31-51:B1-20", "3"]);
+    let output = damx_line("perft W:W31-51:B1-20 3");
     assert_eq!(code(&output), 2);
     assert!(output.stdout.is_empty());
     let errors = stderr(&output);
@@ -404,30 +370,6 @@ fn perft_refuses_an_invalid_fen() {
 
 // ---------------------------------------------------------------------------------------------
 // analyse
-
-/// A temporary directory for one test, removed when dropped.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("damx-cli-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-
-    /// Writes `text` to the file `name` in the directory and gives its path.
-    fn file(&self, name: &str, text: &str) -> String {
-        let path = self.0.join(name);
-        std::fs::write(&path, text).unwrap();
-        path.to_str().unwrap().to_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// The JSON lines of `analyse --json`, each parsed.
 fn json_values(output: &Output) -> Vec<serde_json::Value> {
@@ -449,7 +391,7 @@ fn is_legal_move_text(position: &damx_rules::Position, text: &str) -> bool {
 /// the position.
 #[test]
 fn analyse_prints_a_line_per_depth_and_the_best_move() {
-    let output = damx(&["analyse", "startpos", "--depth", "4", "--hash", "4"]);
+    let output = damx_line("analyse startpos --depth 4 --hash 4");
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let text = stdout(&output);
     assert!(text.contains("W:W31,32,33"), "{text}");
@@ -476,7 +418,7 @@ fn analyse_prints_a_line_per_depth_and_the_best_move() {
 /// The American spelling is the same command.
 #[test]
 fn analyze_is_analyse() {
-    let output = damx(&["analyze", "startpos", "--depth", "1", "--json"]);
+    let output = damx_line("analyze startpos --depth 1 --json");
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(json_values(&output).len(), 2);
 }
@@ -505,13 +447,13 @@ fn analyse_takes_a_position_from_a_pdn_file() {
 /// A position without a legal move has no best move; that is an answer, not an error.
 #[test]
 fn analyse_of_a_lost_position_has_no_best_move() {
-    let output = damx(&["analyse", "W:W46:B37,41", "--depth", "3"]);
+    let output = damx_line("analyse W:W46:B37,41 --depth 3");
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(
         stdout(&output).lines().last(),
         Some("no legal move: white to move has lost")
     );
-    let output = damx(&["analyse", "W:W46:B37,41", "--depth", "3", "--json"]);
+    let output = damx_line("analyse W:W46:B37,41 --depth 3 --json");
     let lines = json_values(&output);
     assert_eq!(lines.len(), 1);
     assert!(lines[0]["best_move"].is_null());
@@ -568,13 +510,13 @@ fn bench_prints_the_engines_signature() {
         depth: 2,
         ..damx_engine::BenchOptions::default()
     });
-    let output = damx(&["bench", "--depth", "2"]);
+    let output = damx_line("bench --depth 2");
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert!(output.stderr.is_empty(), "{}", stderr(&output));
     let text = stdout(&output);
     let nodes = format!("\nnodes    {}\n", expected.nodes);
     assert!(text.contains(&nodes), "expected {nodes}:\n{text}");
-    let output = damx(&["bench", "--depth", "2", "--json", "--threads", "1"]);
+    let output = damx_line("bench --depth 2 --json --threads 1");
     let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(report["nodes"], expected.nodes);
 }

@@ -2,16 +2,8 @@
 //! it, damage it, and the refusals.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn damx(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_damx"))
-        .args(args)
-        // No databases from the user's cache directory.
-        .env("DAMX_EGDB", "/nonexistent/damx-egdb")
-        .output()
-        .expect("damx runs")
-}
+mod common;
+use common::{damx, damx_line};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("UTF-8")
@@ -29,7 +21,7 @@ fn scratch(name: &str) -> PathBuf {
 fn build_info_probe_verify_and_a_damaged_file() {
     let dir = scratch("set");
     let dir_text = dir.to_str().unwrap();
-    let built = damx(&["egdb", "build", "--pieces", "3", "--dir", dir_text]);
+    let built = damx_line(&format!("egdb build --pieces 3 --dir {dir_text}"));
     assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
     let out = text(&built.stdout);
     assert!(
@@ -37,16 +29,16 @@ fn build_info_probe_verify_and_a_damaged_file() {
         "{out}"
     );
 
-    let info = damx(&["egdb", "info", "--egdb", dir_text]);
+    let info = damx_line(&format!("egdb info --egdb {dir_text}"));
     assert!(text(&info.stdout).contains("complete up to 3 pieces"));
-    let probe = damx(&["egdb", "probe", "W:WK46:BK5", "--egdb", dir_text]);
+    let probe = damx_line(&format!("egdb probe W:WK46:BK5 --egdb {dir_text}"));
     assert!(text(&probe.stdout).contains("then black to move: win"));
     // Too many pieces: unknown, with the reason on standard error.
-    let probe = damx(&["egdb", "probe", "startpos", "--egdb", dir_text]);
+    let probe = damx_line(&format!("egdb probe startpos --egdb {dir_text}"));
     assert_eq!(probe.status.code(), Some(0));
     assert!(text(&probe.stdout).contains("unknown"));
     assert!(text(&probe.stderr).contains("40 pieces"));
-    let verify = damx(&["egdb", "verify", "--egdb", dir_text]);
+    let verify = damx_line(&format!("egdb verify --egdb {dir_text}"));
     assert_eq!(verify.status.code(), Some(0), "{}", text(&verify.stderr));
 
     // A corrupt file is named and skipped, verify fails, a build repairs it.
@@ -55,42 +47,30 @@ fn build_info_probe_verify_and_a_damaged_file() {
     let middle = bytes.len() / 2;
     bytes[middle] ^= 1;
     std::fs::write(&file, bytes).unwrap();
-    let info = damx(&["egdb", "info", "--egdb", dir_text]);
+    let info = damx_line(&format!("egdb info --egdb {dir_text}"));
     assert_eq!(info.status.code(), Some(0));
     let err = text(&info.stderr);
     assert!(
         err.contains("KK-K.egdb") && err.contains("checksum"),
         "{err}"
     );
-    let verify = damx(&["egdb", "verify", "--egdb", dir_text]);
+    let verify = damx_line(&format!("egdb verify --egdb {dir_text}"));
     assert_eq!(verify.status.code(), Some(1));
-    let repaired = damx(&["egdb", "build", "--pieces", "3", "--egdb", dir_text]);
+    let repaired = damx_line(&format!("egdb build --pieces 3 --egdb {dir_text}"));
     assert!(text(&repaired.stdout).contains("1 slices built, 15 kept"));
     assert!(text(&repaired.stderr).contains("building KK-K again"));
 
     // The engine uses them, and plays on without them.
-    let analyse = damx(&[
-        "analyse",
-        "W:WK1,K2:BK50",
-        "--depth",
-        "3",
-        "--egdb",
-        dir_text,
-    ]);
+    let analyse = damx_line(&format!(
+        "analyse W:WK1,K2:BK50 --depth 3 --egdb {dir_text}"
+    ));
     assert_eq!(analyse.status.code(), Some(0));
     assert!(
         text(&analyse.stdout).contains("score 0.00"),
         "{}",
         text(&analyse.stdout)
     );
-    let missing = damx(&[
-        "analyse",
-        "W:WK1,K2:BK50",
-        "--depth",
-        "3",
-        "--egdb",
-        "/nonexistent/x",
-    ]);
+    let missing = damx_line("analyse W:WK1,K2:BK50 --depth 3 --egdb /nonexistent/x");
     assert_eq!(missing.status.code(), Some(0));
     assert!(text(&missing.stderr).contains("/nonexistent/x"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -112,7 +92,7 @@ fn a_build_beyond_the_memory_is_refused_with_the_estimate() {
         let err = text(&refused.stderr);
         assert!(err.contains("MiB of memory"), "{err}");
     }
-    let too_many = damx(&["egdb", "build", "--pieces", "8"]);
+    let too_many = damx_line("egdb build --pieces 8");
     assert_eq!(too_many.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -124,42 +104,22 @@ fn a_build_beyond_the_memory_is_refused_with_the_estimate() {
 fn a_match_adjudicated_by_the_databases_and_resumed() {
     let dir = scratch("match");
     let dir_text = dir.to_str().unwrap();
-    let built = damx(&["egdb", "build", "--pieces", "3", "--dir", dir_text]);
+    let built = damx_line(&format!("egdb build --pieces 3 --dir {dir_text}"));
     assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
     // Four pieces and a forced capture into three: white wins by the databases.
     let openings = dir.join("openings.txt");
     std::fs::write(&openings, "W:W28,40:B23,5\n").unwrap();
     let results = dir.join("results.txt");
-    let args = |extra: &[&'static str]| {
-        let mut args = vec![
-            "match",
-            "--engine",
-            "builtin,depth=2",
-            "--engine",
-            "builtin,depth=2",
-            "--minutes",
-            "0",
-            "--games",
-            "2",
-            "--concurrency",
-            "1",
-            "--adjudicate",
-            "egdb",
-        ]
-        .into_iter()
-        .map(str::to_owned)
-        .collect::<Vec<_>>();
-        args.extend(["--adjudicate-egdb", dir_text].map(str::to_owned));
-        args.extend(["--openings", openings.to_str().unwrap()].map(str::to_owned));
-        args.extend(["--results", results.to_str().unwrap()].map(str::to_owned));
-        args.extend(extra.iter().map(|arg| (*arg).to_owned()));
-        args
+    let run = |extra: &str| {
+        damx_line(&format!(
+            "match --engine builtin,depth=2 --engine builtin,depth=2 --minutes 0 --games 2 \
+             --concurrency 1 --adjudicate egdb --adjudicate-egdb {dir_text} --openings {} \
+             --results {} {extra}",
+            openings.display(),
+            results.display()
+        ))
     };
-    let run = |args: Vec<String>| {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        damx(&args)
-    };
-    let played = run(args(&[]));
+    let played = run("");
     assert_eq!(played.status.code(), Some(0), "{}", text(&played.stderr));
     let out = text(&played.stdout);
     assert_eq!(
@@ -172,7 +132,7 @@ fn a_match_adjudicated_by_the_databases_and_resumed() {
     let file = std::fs::read_to_string(&results).unwrap();
     assert_eq!(file.matches("\"reason\":\"egdb\"").count(), 2, "{file}");
 
-    let resumed = run(args(&["--resume"]));
+    let resumed = run("--resume");
     assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
     let out = text(&resumed.stdout);
     assert!(out.contains("RESUMED 1 2-0 egdb"), "{out}");
@@ -183,31 +143,16 @@ fn a_match_adjudicated_by_the_databases_and_resumed() {
     let empty = scratch("match-empty");
     std::fs::create_dir_all(&empty).unwrap();
     for missing in [empty.to_str().unwrap(), "/nonexistent/damx-egdb"] {
-        let refused = damx(&[
-            "match",
-            "--engine",
-            "builtin,depth=2",
-            "--engine",
-            "builtin,depth=2",
-            "--adjudicate",
-            "egdb",
-            "--adjudicate-egdb",
-            missing,
-        ]);
+        let refused = damx_line(&format!(
+            "match --engine builtin,depth=2 --engine builtin,depth=2 --adjudicate egdb --adjudicate-egdb {missing}"
+        ));
         assert_eq!(refused.status.code(), Some(1), "{missing}");
         let err = text(&refused.stderr);
         assert!(err.contains("--adjudicate egdb: "), "{err}");
         assert!(err.contains("damx egdb build --pieces 4"), "{err}");
     }
-    let refused = damx(&[
-        "tournament",
-        "--engine",
-        "builtin,depth=2",
-        "--engine",
-        "builtin,depth=2",
-        "--adjudicate",
-        "egdb",
-    ]);
+    let refused =
+        damx_line("tournament --engine builtin,depth=2 --engine builtin,depth=2 --adjudicate egdb");
     assert_ne!(refused.status.code(), Some(0));
     assert!(text(&refused.stderr).contains("--adjudicate egdb: "));
     let _ = std::fs::remove_dir_all(&dir);

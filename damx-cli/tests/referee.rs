@@ -2,51 +2,22 @@
 //! a small match between built-in players, a tournament with a broken external program (the
 //! python3 script of damx-session's tests), JSON output, and usage errors.
 
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn damx(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_damx"))
-        .args(args)
-        .output()
-        .expect("the damx binary runs")
-}
+mod common;
+use common::{damx, damx_line, stdout, words};
 
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("UTF-8")
-}
-
-const QUICK: &[&str] = &[
-    "--minutes",
-    "0",
-    "--max-moves",
-    "40",
-    "--adjudicate",
-    "material",
-    "--pace",
-    "0",
-    "--grace",
-    "0.3",
-    "--move-timeout",
-    "2",
-];
+const QUICK: &str =
+    "--minutes 0 --max-moves 40 --adjudicate material --pace 0 --grace 0.3 --move-timeout 2";
 
 /// A match of four games: the schedule, each game's BEGIN and RESULT, the scores, END, then
 /// the table; exit code 0.
 #[test]
 fn a_small_match() {
-    let mut args = vec![
-        "match",
-        "--engine",
-        "builtin,depth=1,name=engine",
-        "--engine",
-        "builtin=random,seed=3",
-        "--games",
-        "4",
-        "--concurrency",
-        "2",
-    ];
-    args.extend_from_slice(QUICK);
-    let output = damx(&args);
+    let output = damx_line(&format!(
+        "match --engine builtin,depth=1,name=engine --engine builtin=random,seed=3 --games 4 \
+         --concurrency 2 {QUICK}"
+    ));
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let text = stdout(&output);
     let words: Vec<&str> = text
@@ -72,21 +43,10 @@ fn a_small_match() {
 /// cannot exist is refused before any game.
 #[test]
 fn records_that_cannot_be_saved_exit_3() {
-    let mut args = vec![
-        "match",
-        "--engine",
-        "builtin=first",
-        "--engine",
-        "builtin=random,seed=3",
-        "--games",
-        "3",
-        "--concurrency",
-        "1",
-        "--results",
-        "/dev/full",
-    ];
-    args.extend_from_slice(QUICK);
-    let output = damx(&args);
+    let output = damx_line(&format!(
+        "match --engine builtin=first --engine builtin=random,seed=3 --games 3 --concurrency 1 \
+         --results /dev/full {QUICK}"
+    ));
     assert_eq!(output.status.code(), Some(3), "{output:?}");
     let text = stdout(&output);
     assert_eq!(text.matches("\nRESULT ").count(), 3, "{text}");
@@ -101,19 +61,10 @@ fn records_that_cannot_be_saved_exit_3() {
         "{errors}"
     );
 
-    let mut args = vec![
-        "match",
-        "--engine",
-        "builtin=first",
-        "--engine",
-        "builtin=random,seed=3",
-        "--games",
-        "2",
-        "--results",
-        "/dev/null/results.jsonl",
-    ];
-    args.extend_from_slice(QUICK);
-    let output = damx(&args);
+    let output = damx_line(&format!(
+        "match --engine builtin=first --engine builtin=random,seed=3 --games 2 \
+         --results /dev/null/results.jsonl {QUICK}"
+    ));
     assert_eq!(output.status.code(), Some(3), "{output:?}");
     assert!(!stdout(&output).contains("BEGIN"), "{output:?}");
 }
@@ -127,21 +78,10 @@ fn a_tournament_with_a_broken_program() {
         "/../damx-session/tests/programs/broken_follower.py"
     );
     let broken = format!("name=broken,cmd=python3 {script} illegal --connect {{port}},listen");
-    let mut args = vec![
-        "tournament",
-        "--format",
-        "gauntlet",
-        "--engine",
-        "builtin,depth=1",
-        "--engine",
-        &broken,
-        "--engine",
-        "builtin=first",
-        "--openings",
-        "start",
-        "--json",
-    ];
-    args.extend_from_slice(QUICK);
+    let rest = format!("--engine builtin=first --openings start --json {QUICK}");
+    let mut args = words("tournament --format gauntlet --engine builtin,depth=1 --engine");
+    args.push(&broken);
+    args.extend(words(&rest));
     let output = damx(&args);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let lines: Vec<serde_json::Value> = stdout(&output)
@@ -178,19 +118,9 @@ fn a_program_in_a_relative_directory_starts() {
     );
     std::fs::copy(script, dir.join("follower.py")).unwrap();
     let engine = "name=rel,cmd=./follower.py illegal --connect {port},dir=engines/rel,listen";
-    let mut args = vec![
-        "match",
-        "--engine",
-        engine,
-        "--engine",
-        "builtin,depth=1",
-        "--games",
-        "2",
-        "--openings",
-        "start",
-        "--json",
-    ];
-    args.extend_from_slice(QUICK);
+    let rest = format!("--engine builtin,depth=1 --games 2 --openings start --json {QUICK}");
+    let mut args = vec!["match", "--engine", engine];
+    args.extend(words(&rest));
     let output = Command::new(env!("CARGO_BIN_EXE_damx"))
         .args(&args)
         .current_dir(&root)
@@ -212,43 +142,24 @@ fn a_program_in_a_relative_directory_starts() {
 /// Usage mistakes are named on one line with exit code 2.
 #[test]
 fn usage_errors() {
-    for (args, says) in [
+    for (line, says) in [
+        ("match --engine builtin", "a match needs two participants"),
         (
-            vec!["match", "--engine", "builtin"],
-            "a match needs two participants",
-        ),
-        (
-            vec!["match", "--engine", "cmd=prog", "--engine", "builtin"],
+            "match --engine cmd=prog --engine builtin",
             "say how to reach",
         ),
         (
-            vec![
-                "tournament",
-                "--engine",
-                "builtin",
-                "--engine",
-                "cmd=p,connect=127.0.0.1:27531",
-                "--concurrency",
-                "2",
-            ],
+            "tournament --engine builtin --engine cmd=p,connect=127.0.0.1:27531 --concurrency 2",
             "fixed port",
         ),
         (
-            vec![
-                "match",
-                "--engine",
-                "builtin",
-                "--engine",
-                "builtin",
-                "--sprt",
-                "elo0=3,elo1=1",
-            ],
+            "match --engine builtin --engine builtin --sprt elo0=3,elo1=1",
             "elo1",
         ),
     ] {
-        let output = damx(&args);
+        let output = damx_line(line);
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert_eq!(output.status.code(), Some(2), "{line}: {stderr}");
+        assert!(stderr.contains(says), "{line}: {stderr}");
     }
 }

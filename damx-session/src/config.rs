@@ -349,6 +349,18 @@ pub enum PdnTarget {
     File(PathBuf),
 }
 
+/// A path as a person gives it: a file ending in `.pdn` gets every game appended, anything
+/// else is a directory with one file a game.
+impl From<PathBuf> for PdnTarget {
+    fn from(path: PathBuf) -> PdnTarget {
+        if path.extension().is_some_and(|ext| ext == "pdn") {
+            PdnTarget::File(path)
+        } else {
+            PdnTarget::Directory(path)
+        }
+    }
+}
+
 /// What the session writes to disk.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RecordOptions {
@@ -596,5 +608,15 @@ mod tests {
         assert!(fixed.games.iter().all(|g| g.our_color == Black));
         let starts: Vec<Option<Position>> = fixed.games.iter().map(|g| g.start).collect();
         assert_eq!(starts, [Some(a), Some(b), Some(a)]);
+    }
+
+    /// A `.pdn` path is a file to append to; any other path a directory.
+    #[test]
+    fn a_pdn_path_is_a_file_and_any_other_a_directory() {
+        let target = |path: &str| PdnTarget::from(PathBuf::from(path));
+        assert_eq!(target("games.pdn"), PdnTarget::File("games.pdn".into()));
+        assert_eq!(target("games"), PdnTarget::Directory("games".into()));
+        assert_eq!(target("games/"), PdnTarget::Directory("games/".into()));
+        assert_eq!(target("a.pdn.d"), PdnTarget::Directory("a.pdn.d".into()));
     }
 }

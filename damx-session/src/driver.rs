@@ -457,8 +457,8 @@ pub fn accept_and_run(
     }
 }
 
-/// Runs a whole session over `endpoint`: connects (within 10 s) or listens and takes the
-/// first connection, then [`run_session`].
+/// Runs a whole session over `endpoint`: connects (within 10 s) or listens ([`Event::Listening`]
+/// says where) and takes the first connection, then [`run_session`].
 ///
 /// # Errors
 /// If the connection cannot be made; everything after that is in the report.
@@ -475,6 +475,9 @@ pub fn run(
         }
         Endpoint::Listen(address) => {
             let listener = address.bind()?;
+            if let Ok(local) = listener.local_addr() {
+                let _ = events.send(Event::Listening(local));
+            }
             match accept(&listener, config, &control)? {
                 Some(connection) => connection,
                 None => {

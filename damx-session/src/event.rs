@@ -179,6 +179,8 @@ impl fmt::Display for CloseReason {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Event {
+    /// We listen for the peer on this address (the port chosen when port 0 was asked for).
+    Listening(SocketAddr),
     /// The connection is up.
     Connected {
         /// The peer's address (none for an in-memory connection).
@@ -339,7 +341,7 @@ impl Side {
 }
 
 /// An event as one JSON object, the documented `--json` output of the session commands: its
-/// `type` one of `connected`, `frame`, `game_requested`, `game_refused`, `game_started`,
+/// `type` one of `listening`, `connected`, `frame`, `game_requested`, `game_refused`, `game_started`,
 /// `move`, `chat`, `take_back_requested`, `take_back`, `take_back_refused`, `end_pending`,
 /// `violation`, `player_error`, `game_over`, `record_saved`, `record_failed`,
 /// `command_rejected` and `closed`, with the event's fields beside it. Positions are FEN,
@@ -444,6 +446,9 @@ impl Event {
                 json!({"type": "command_rejected", "command": command, "why": why})
             }
             Event::Closed(reason) => json!({"type": "closed", "reason": reason.to_string()}),
+            Event::Listening(address) => {
+                json!({"type": "listening", "address": address.to_string()})
+            }
         }
     }
 }

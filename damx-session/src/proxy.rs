@@ -26,17 +26,19 @@
 //! ```
 
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpStream};
+use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
-use crossbeam_channel::{Receiver, Sender, bounded};
-use damx_wire::{Framer, Message, StreamError};
+use crossbeam_channel::{Receiver, Sender, bounded, select};
+use damx_wire::{Escaped, Framer, Message, StreamError};
 use serde_json::{Value, json};
 
+use crate::driver::{Address, SessionError, accept_stream, connect_stream};
+use crate::event::Command;
 use crate::monitor::{Finding, Monitor, Observation, Party};
-use crate::render::PerSecond;
+use crate::render::{PerSecond, describe_io};
 
 /// How many findings are given a second.
 pub const FINDINGS_A_SECOND: u32 = 5;
@@ -98,9 +100,110 @@ fn spawn_copy(party: Party, mut from: TcpStream, mut to: TcpStream, traffic: Sen
     });
 }
 
+/// Runs a proxy between two programs: listens on `listen` for program A, connects to program
+/// B at `b` (within 10 s), relays between them ([`relay`]) and logs it ([`ProxyLog`]), handing
+/// `on` each entry as it comes, [`Entry::Listening`] and [`Entry::Connected`] first. Returns
+/// the log once both streams have ended, for its summary and findings; `None` when a
+/// [`Command::Stop`] or [`Command::Abort`] came before A connected, or `on` failed at once. Either command once they
+/// are connected shuts both connections, which ends the relay; so does `on` failing (nobody
+/// reads the log any more).
+///
+/// # Errors
+/// If the address cannot be listened on, accepting or connecting fails, or the relay cannot
+/// be set up.
+pub fn run_proxy(
+    listen: &Address,
+    b: &Address,
+    control: &Receiver<Command>,
+    mut on: impl FnMut(Entry) -> io::Result<()>,
+) -> Result<Option<ProxyLog>, SessionError> {
+    let listener = listen.bind()?;
+    let local = listener
+        .local_addr()
+        .map_err(|source| SessionError::Listen {
+            address: listen.to_string(),
+            source,
+        })?;
+    if on(Entry::Listening { address: local }).is_err() {
+        return Ok(None);
+    }
+    let accepted = accept_stream(&listener, control).map_err(|source| SessionError::Listen {
+        address: local.to_string(),
+        source,
+    })?;
+    let Some((a, a_address)) = accepted else {
+        return Ok(None);
+    };
+    drop(listener);
+    let mut log = ProxyLog::new(Instant::now());
+    let b = connect_stream(b.to_string(), Duration::from_secs(10)).map_err(|source| {
+        SessionError::Connect {
+            address: b.to_string(),
+            source,
+        }
+    })?;
+    let b_address = b.peer_addr().ok();
+    let mut going = on(Entry::Connected {
+        a: a_address,
+        b: b_address,
+    })
+    .is_ok();
+    let shut = [
+        a.try_clone().map_err(SessionError::Connection)?,
+        b.try_clone().map_err(SessionError::Connection)?,
+    ];
+    let shut_both = || {
+        for stream in &shut {
+            let _ = stream.shutdown(Shutdown::Both);
+        }
+    };
+    let traffic = relay(&a, &b).map_err(SessionError::Connection)?;
+    if !going {
+        shut_both();
+    }
+    let (done, finished) = bounded::<()>(0);
+    thread::scope(|scope| {
+        scope.spawn(|| {
+            loop {
+                select! {
+                    recv(control) -> command => match command {
+                        Ok(Command::Stop | Command::Abort) => break shut_both(),
+                        // Nothing else means anything to a proxy.
+                        Ok(_) => {}
+                        Err(_) => break,
+                    },
+                    recv(finished) -> _ => break,
+                }
+            }
+        });
+        for item in traffic {
+            for entry in log.traffic(item, describe_io) {
+                if going && on(entry).is_err() {
+                    going = false;
+                    shut_both();
+                }
+            }
+        }
+        drop(done);
+    });
+    Ok(Some(log))
+}
+
 /// One entry of the log; `t` is in seconds since the log's start, to the millisecond.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Entry {
+    /// [`run_proxy`] waits for program A on this address.
+    Listening {
+        /// The address (the port chosen when port 0 was asked for).
+        address: SocketAddr,
+    },
+    /// Program A connected from `a`, and we connected to program B at `b`.
+    Connected {
+        /// A's address.
+        a: SocketAddr,
+        /// B's address, when the socket knows it.
+        b: Option<SocketAddr>,
+    },
     /// A frame from `from` (or bytes that are not one).
     Frame {
         /// When it arrived.
@@ -154,6 +257,11 @@ impl Entry {
     /// it on a terminal).
     pub fn text(&self) -> String {
         match self {
+            Entry::Listening { address } => format!("listening on {address}"),
+            Entry::Connected { a, b } => format!(
+                "A = {a} (connected to us), B = {} (we connected)",
+                b.map(|b| b.to_string()).unwrap_or_default()
+            ),
             Entry::Frame {
                 t,
                 from,
@@ -187,10 +295,16 @@ impl Entry {
         }
     }
 
-    /// The entry as one JSON object, its `type` one of `frame`, `finding`,
-    /// `findings_left_out`, `closed` and `summary`.
+    /// The entry as one JSON object, its `type` one of `listening`, `connected`, `frame`,
+    /// `finding`, `findings_left_out`, `closed` and `summary`.
     pub fn json(&self) -> Value {
         match self {
+            Entry::Listening { address } => {
+                json!({"type": "listening", "address": address.to_string()})
+            }
+            Entry::Connected { a, b } => json!({
+                "type": "connected", "a": a.to_string(), "b": b.map(|b| b.to_string()),
+            }),
             Entry::Frame {
                 t,
                 from,
@@ -387,24 +501,9 @@ fn index(party: Party) -> usize {
     }
 }
 
-/// The bytes in double quotes, `"` and `\` escaped and anything but printable ASCII as
-/// `\xNN`; after 127 bytes, `... (N bytes)`.
+/// Raw bytes quoted for the log ([`Escaped`]'s alternate form).
 fn quoted(raw: &[u8]) -> String {
-    const SHOWN: usize = 127;
-    let mut text = String::from("\"");
-    for &byte in raw.iter().take(SHOWN) {
-        match byte {
-            b'"' => text.push_str("\\\""),
-            b'\\' => text.push_str("\\\\"),
-            0x20..=0x7e => text.push(char::from(byte)),
-            _ => text.push_str(&format!("\\x{byte:02x}")),
-        }
-    }
-    text.push('"');
-    if raw.len() > SHOWN {
-        text.push_str(&format!("... ({} bytes)", raw.len()));
-    }
-    text
+    format!("{:#}", Escaped(raw))
 }
 
 #[cfg(test)]

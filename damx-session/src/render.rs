@@ -215,6 +215,9 @@ impl Renderer {
 
     /// The lines of one event of session `id` (`None` for the only session).
     pub fn event(&mut self, id: Option<u64>, event: &Event) -> Vec<Line> {
+        if let Event::Listening(address) = event {
+            return vec![self.listening(*address)];
+        }
         let key = id.unwrap_or(0);
         if let Event::GameStarted(info) = event {
             self.games.insert(key, GameView::new(info.clone()));
@@ -439,6 +442,21 @@ pub fn escaped(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// An I/O error as a lower-case phrase, as every message of damx reads: `no such file or
+/// directory` rather than the operating system's `No such file or directory (os error 2)`.
+pub fn describe_io(error: &std::io::Error) -> String {
+    let text = error.to_string();
+    let text = match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => &text[..at],
+        _ => &text,
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 /// The line that announces a game.
 fn started_text(info: &GameInfo) -> String {
     let white = escaped(info.name_of(Color::White));
@@ -654,5 +672,15 @@ mod tests {
     fn clocks_read_as_minutes_and_seconds() {
         assert_eq!(clock_text(Duration::from_millis(61_250)), "1:01.2");
         assert_eq!(clock_text(Duration::ZERO), "0:00.0");
+    }
+
+    /// I/O errors read as one lower-case phrase without the operating system's number.
+    #[test]
+    fn io_errors_read_as_lower_case_phrases() {
+        let error = std::io::Error::from_raw_os_error(2);
+        assert_eq!(describe_io(&error), "no such file or directory");
+        let custom = std::io::Error::other("Stream closed");
+        assert_eq!(describe_io(&custom), "stream closed");
+        assert_eq!(describe_io(&std::io::Error::other("")), "");
     }
 }

@@ -5,7 +5,8 @@
 //! the person wants (a move as text, a choice among the captures that text fitted, a
 //! take-back of their last move, resigning, a draw claim, stopping, an answer to the peer's
 //! take-back request) into the session's [`Command`](crate::Command)s or the move answered;
-//! what cannot be done now is a [`SeatError`] that says why.
+//! what cannot be done now is a [`SeatError`] that says why. A text front end reads each line
+//! the person types as a [`Wish`] ([`Wish::read`]; [`HELP`] lists the words).
 //!
 //! ```
 //! use damx_session::seat::{Seat, SeatError};
@@ -68,6 +69,76 @@ impl fmt::Display for SeatError {
 }
 
 impl std::error::Error for SeatError {}
+
+/// The words of a text front end, as `help` lists them.
+pub const HELP: &str = "\
+commands:
+  32-28  28x19  27x38x49   play a move (a landing path tells apart captures with the same ends)
+  moves                    list the legal moves
+  board                    show the board with the square numbers
+  undo                     ask to take back your last move (also: takeback)
+  chat TEXT                send a chat message
+  resign                   give up the game (GAMEEND reason 1)
+  draw                     end the game claiming a draw (GAMEEND reason 2: DXP has no draw offer)
+  quit                     end the game and stop (GAMEEND with stop code 1); also Ctrl-D
+  yes / no                 answer the opponent's request to take back moves
+  help                     this list";
+
+/// What a line the person typed asks for, in the words [`HELP`] lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wish<'a> {
+    /// `help` or `?`.
+    Help,
+    /// `board`: the board with its square numbers.
+    Board,
+    /// `moves`: the legal moves.
+    Moves,
+    /// `undo` or `takeback` ([`Seat::take_back`]).
+    TakeBack,
+    /// `chat TEXT`.
+    Chat(&'a str),
+    /// `resign`: end the game giving up.
+    Resign,
+    /// `draw`: end the game claiming a draw.
+    Draw,
+    /// `quit` or `exit`: stop the session.
+    Quit,
+    /// `yes`/`y`/`accept` or `no`/`n`/`decline`, while the peer's take-back request waits.
+    Answer(bool),
+    /// A number, while the captures an ambiguous text fitted wait for a choice.
+    Choose(usize),
+    /// Anything else: a move as text ([`Seat::play_text`]).
+    Move(&'a str),
+}
+
+impl<'a> Wish<'a> {
+    /// Reads a line (trimmed, not empty) in the state of `seat`: a number is a choice only
+    /// while one waits, and yes or no an answer only while a take-back request does.
+    pub fn read(line: &'a str, seat: &Seat) -> Wish<'a> {
+        if seat.choosing()
+            && let Ok(number) = line.parse::<usize>()
+        {
+            return Wish::Choose(number);
+        }
+        let (word, rest) = match line.split_once(char::is_whitespace) {
+            Some((word, rest)) => (word, rest.trim()),
+            None => (line, ""),
+        };
+        match word.to_ascii_lowercase().as_str() {
+            "help" | "?" => Wish::Help,
+            "board" => Wish::Board,
+            "moves" => Wish::Moves,
+            "undo" | "takeback" => Wish::TakeBack,
+            "chat" if !rest.is_empty() => Wish::Chat(rest),
+            "resign" => Wish::Resign,
+            "draw" => Wish::Draw,
+            "quit" | "exit" => Wish::Quit,
+            "yes" | "y" | "accept" if seat.take_back_asked() => Wish::Answer(true),
+            "no" | "n" | "decline" if seat.take_back_asked() => Wish::Answer(false),
+            _ => Wish::Move(line),
+        }
+    }
+}
 
 /// A person's seat at one session; see the module docs.
 #[derive(Debug)]
@@ -366,5 +437,41 @@ mod tests {
         assert_eq!(seat.answer_take_back(false), Ok(()));
         assert_eq!(commands.try_recv(), Ok(Command::AnswerTakeBack(false)));
         assert!(!seat.take_back_asked());
+    }
+
+    /// Lines read as wishes: the words in any case, `chat` only with a text, numbers and
+    /// yes/no only while a choice or an answer waits, anything else a move.
+    #[test]
+    fn lines_are_read_as_wishes() {
+        let (control, _commands) = Control::new();
+        let mut seat = Seat::new(control);
+        for (line, wish) in [
+            ("help", Wish::Help),
+            ("?", Wish::Help),
+            ("Board", Wish::Board),
+            ("moves", Wish::Moves),
+            ("takeback", Wish::TakeBack),
+            ("UNDO", Wish::TakeBack),
+            ("chat good  luck", Wish::Chat("good  luck")),
+            ("chat", Wish::Move("chat")),
+            ("resign", Wish::Resign),
+            ("draw", Wish::Draw),
+            ("exit", Wish::Quit),
+            ("yes", Wish::Move("yes")),
+            ("2", Wish::Move("2")),
+            ("32-28", Wish::Move("32-28")),
+        ] {
+            assert_eq!(Wish::read(line, &seat), wish, "{line}");
+        }
+        seat.event(&Event::TakeBackRequested {
+            number: 1,
+            ply: 0,
+            move_number: 1,
+            color: Color::White,
+        });
+        assert_eq!(Wish::read("y", &seat), Wish::Answer(true));
+        assert_eq!(Wish::read("decline", &seat), Wish::Answer(false));
+        seat.choice = Position::initial().legal_moves().iter().copied().collect();
+        assert_eq!(Wish::read("2", &seat), Wish::Choose(2));
     }
 }

@@ -8,7 +8,10 @@ use std::net::{SocketAddr, TcpListener};
 use std::thread;
 use std::time::Duration;
 
-use common::{GatedPlayer, bounded, drain, quick, temp_dir, wait_for};
+use common::{
+    GatedPlayer, bounded, connecting_initiator, drain, listening_follower, quick, temp_dir,
+    wait_for,
+};
 use crossbeam_channel::unbounded;
 use damx_rules::{Color, GameResult};
 use damx_session::{
@@ -294,5 +297,20 @@ fn engine_game_over_tcp() {
             };
             assert_eq!(game.result, won, "{}", game.termination);
         }
+    });
+}
+
+/// `run` with `Endpoint::Listen` says where it listens (the port chosen for port 0) before it
+/// waits, and plays the series with the session that `run` with `Endpoint::Connect` brings
+/// there.
+#[test]
+fn run_says_where_it_listens_and_plays_who_connects() {
+    bounded(LIMIT, || {
+        let (listening, address) = listening_follower();
+        assert_ne!(address.port(), 0);
+        let plan = InitiatorConfig::series(2, Color::White, 0, 0, &[]);
+        let initiator = connecting_initiator(address, plan);
+        let follower = listening.join().unwrap().expect("the listener is up");
+        assert_same_games(&initiator, &follower, 2);
     });
 }

@@ -18,6 +18,7 @@ use damx_session::referee::{
     Adjudication, AdjudicationMethod, BuiltinPlayer, External, Participant, ParticipantKind, Reach,
     Reason, RefereeConfig, StartOptions,
 };
+use damx_session::tournament::spec::{ParticipantSpec, name_participants};
 use damx_session::tournament::{
     EndKind, Format, GameLine, Opening, TournamentConfig, TournamentControl, TournamentEvent,
     TournamentReport, run_tournament,
@@ -580,5 +581,48 @@ fn a_series_without_kept_games_counts_them() {
             |report: &TournamentReport| -> u32 { report.reasons.iter().map(|(_, n)| n).sum() };
         assert_eq!(games(&counted), 4);
         assert_eq!(games(&kept), 4);
+    });
+}
+
+/// A Hub engine that crashes, hangs or sends a move that is not legal loses each game by
+/// giving it up, in bounded time, and the match goes on to the end: no points, and the PDN
+/// says it gave up.
+#[cfg(unix)]
+#[test]
+fn broken_hub_engines_lose_their_games() {
+    bounded(Duration::from_secs(120), || {
+        let dir = temp_dir("broken-hub");
+        for (kind, answer) in [
+            ("crash", "exit 3"),
+            ("hang", "sleep 60"),
+            ("illegal", "echo 'done move=1-2'"),
+        ] {
+            let script = dir.join(format!("{kind}.sh"));
+            fs::write(
+                &script,
+                format!(
+                    "while read cmd rest; do case $cmd in hub) echo wait;; init) echo ready;; \
+                     go) {answer};; quit) exit 0;; esac; done\n"
+                ),
+            )
+            .unwrap();
+            let spec = format!("hub:sh {},name={kind}", script.display());
+            let hub = spec.parse::<ParticipantSpec>().expect("a Hub participant");
+            let mut participants = name_participants(vec![hub]);
+            participants.push(random("random", 1));
+            let mut config = quick(participants, Format::Match, 1);
+            config.referee.move_timeout = Some(Duration::from_secs(30));
+            config.pdn = Some(dir.join(format!("{kind}.pdn")));
+            let (_, lines) = run(&config, &TournamentControl::new());
+            let scores = lines_starting(&lines, "SCORES");
+            assert!(
+                scores.last().unwrap().contains(&format!("{kind}=0 ")),
+                "{kind}: {lines:?}"
+            );
+            assert!(lines.iter().any(|line| line == "END complete"), "{kind}");
+            let record = fs::read_to_string(dir.join(format!("{kind}.pdn"))).unwrap();
+            assert!(record.contains("gave up"), "{kind}: {record}");
+        }
+        let _ = fs::remove_dir_all(&dir);
     });
 }

@@ -86,11 +86,42 @@ impl RawBytes {
 
 impl fmt::Display for RawBytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for &byte in self.as_bytes() {
+        Escaped(self.as_bytes()).fmt(f)
+    }
+}
+
+/// Any bytes shown unambiguously for a message or a log: printable ASCII as it is, `\` as
+/// `\\`, anything else as `\xNN`. The alternate form (`{:#}`) puts them in double quotes with
+/// `"` as `\"`, and cuts them after 127 bytes (the longest DXP message) with `... (N bytes)`.
+///
+/// ```
+/// use damx_wire::Escaped;
+///
+/// assert_eq!(Escaped(b"C\x00\\").to_string(), r"C\x00\\");
+/// assert_eq!(format!("{:#}", Escaped(b"C\"hi\"")), r#""C\"hi\"""#);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Escaped<'a>(pub &'a [u8]);
+
+impl fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let quoted = f.alternate();
+        let shown = if quoted { MAX_MESSAGE_LEN } else { usize::MAX };
+        if quoted {
+            f.write_str("\"")?;
+        }
+        for &byte in self.0.iter().take(shown) {
             match byte {
+                b'"' if quoted => f.write_str("\\\"")?,
                 b'\\' => f.write_str("\\\\")?,
                 0x20..=0x7e => fmt::Write::write_char(f, char::from(byte))?,
                 _ => write!(f, "\\x{byte:02x}")?,
+            }
+        }
+        if quoted {
+            f.write_str("\"")?;
+            if self.0.len() > shown {
+                write!(f, "... ({} bytes)", self.0.len())?;
             }
         }
         Ok(())
@@ -388,6 +419,19 @@ fn find_nul(bytes: &[u8], from: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Escaping shows every byte unambiguously; quoted, a long run is cut and its length told.
+    #[test]
+    fn escaping_shows_what_is_not_printable() {
+        assert_eq!(
+            format!("{:#}", Escaped(b"C\"a\\b\x00\xff")),
+            r#""C\"a\\b\x00\xff""#
+        );
+        assert_eq!(Escaped(b"C\"a\\b\x00").to_string(), r#"C"a\\b\x00"#);
+        let long = format!("{:#}", Escaped(&[b'C'; 130]));
+        assert!(long.ends_with("\"... (130 bytes)"), "{long}");
+        assert_eq!(long.len(), 127 + 2 + "... (130 bytes)".len());
+    }
 
     /// What one call of `next_frame` returned, in a form easy to compare.
     #[derive(Debug, PartialEq, Eq)]

@@ -12,6 +12,9 @@
 //!   message `m`, `decode(encode(m)) == m`.
 //! - [`Framer`] splits the NUL-terminated stream held in a [`bytes::BytesMut`]: `Ok(None)`
 //!   means "read more"; bad frames are errors with their raw bytes, after which it goes on.
+//! - [`FrameReader`] and [`LineReader`] read a whole recorded stream (NUL frames, or messages
+//!   one a line) with each item's number and offset, a line's length bounded; [`Escaped`]
+//!   shows any bytes unambiguously in a message or a log.
 //!
 //! Decoding and framing allocate only for a CHAT (its text); encoding goes through a stack
 //! buffer straight into the caller's buffer.
@@ -133,9 +136,9 @@ pub use field::{
     MoveNumber, NAME_LEN, Name, POSITION_LEN, Position, ProtocolVersion, Seconds, Square,
     SquareContent, SquareSet, StopCode, ValueError,
 };
-pub use framer::{Frame, FrameError, FrameErrorKind, Framer, RawBytes, StreamError};
+pub use framer::{Escaped, Frame, FrameError, FrameErrorKind, Framer, RawBytes, StreamError};
 pub use message::{
     BackAcc, BackReq, Chat, GameAcc, GameEnd, GameReq, MAX_CHAT_LEN, MAX_MESSAGE_LEN, Message,
     MessageKind, Move, Start,
 };
-pub use reader::{FrameReader, Located};
+pub use reader::{FrameReader, Line, LineReader, Located};

@@ -1,6 +1,6 @@
-//! The frames of a whole recorded stream (a capture of a TCP conversation, a file, standard
-//! input), each with its number and the byte offset where it starts, for tools that show or
-//! check a stream after the fact.
+//! The frames, or the lines, of a whole recorded stream (a capture of a TCP conversation, a
+//! file, standard input, a program's output), each with its number and the byte offset where it
+//! starts, for tools that show or check a stream after the fact and for line protocols.
 //!
 //! ```
 //! use damx_wire::FrameReader;
@@ -13,7 +13,7 @@
 //! assert!(frames[2].item.is_err()); // the end came before K1's NUL
 //! ```
 
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 
 use bytes::BytesMut;
 
@@ -119,6 +119,100 @@ impl<R: Read> Iterator for FrameReader<R> {
     }
 }
 
+/// One line of a [`LineReader`]: its bytes, or the length of a line too long to keep.
+pub type Line<'a> = Located<Result<&'a [u8], usize>>;
+
+/// Reads a byte stream a line at a time: each line without its `\n` or `\r\n`, numbered from 1
+/// with the offset where it starts. A line longer than the bound comes as `Err(its length)`
+/// and is skipped without being held in memory; the next line is read as usual. A last line
+/// without a line end counts; an empty stream has no line.
+///
+/// ```
+/// use damx_wire::LineReader;
+///
+/// let mut lines = LineReader::new(&b"E00\r\nCCCCCCCC\nK1"[..], 4);
+/// let first = lines.next_line()?.unwrap();
+/// assert_eq!((first.number, first.offset, first.item), (1, 0, Ok(&b"E00"[..])));
+/// assert_eq!(lines.next_line()?.unwrap().item, Err(8));
+/// assert_eq!(lines.next_line()?.unwrap().item, Ok(&b"K1"[..]));
+/// assert!(lines.next_line()?.is_none());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct LineReader<R> {
+    reader: R,
+    max_len: usize,
+    line: Vec<u8>,
+    number: usize,
+    read: u64,
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// The lines of `reader`, each kept up to `max_len` bytes.
+    pub fn new(reader: R, max_len: usize) -> Self {
+        Self {
+            reader,
+            max_len,
+            line: Vec::new(),
+            number: 0,
+            read: 0,
+        }
+    }
+
+    /// The next line (`Err(its length)` past the bound), or `None` at the end of the stream.
+    ///
+    /// # Errors
+    /// A failed read (an interrupted one is retried).
+    pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        self.line.clear();
+        let offset = self.read;
+        let mut length = 0;
+        let mut ended = false;
+        while !ended {
+            let buffer = match self.reader.fill_buf() {
+                Ok([]) if length == 0 && self.read == offset => return Ok(None),
+                Ok([]) => break,
+                Ok(buffer) => buffer,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let chunk = match buffer.iter().position(|&b| b == b'\n') {
+                Some(at) => {
+                    ended = true;
+                    &buffer[..at]
+                }
+                None => buffer,
+            };
+            let room = self.max_len.saturating_sub(self.line.len());
+            self.line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            length += chunk.len();
+            let used = chunk.len() + usize::from(ended);
+            self.reader.consume(used);
+            self.read += used as u64;
+        }
+        self.number += 1;
+        if length > self.max_len {
+            return Ok(Some(self.located(offset, Err(length))));
+        }
+        if self.line.last() == Some(&b'\r') {
+            self.line.pop();
+        }
+        Ok(Some(Located {
+            number: self.number,
+            offset,
+            item: Ok(&self.line),
+        }))
+    }
+
+    fn located<T>(&self, offset: u64, item: T) -> Located<T> {
+        Located {
+            number: self.number,
+            offset,
+            item,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +277,51 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn all_lines(text: &[u8], max_len: usize) -> Vec<(usize, u64, Result<Vec<u8>, usize>)> {
+        let mut lines = LineReader::new(io::BufReader::with_capacity(4, text), max_len);
+        let mut out = Vec::new();
+        while let Some(line) = lines.next_line().unwrap() {
+            out.push((line.number, line.offset, line.item.map(<[u8]>::to_vec)));
+        }
+        out
+    }
+
+    /// Lines come without `\n` or `\r\n`, numbered and at their offsets, across buffer
+    /// boundaries, and a last line without a line end counts.
+    #[test]
+    fn lines_are_split_and_numbered() {
+        let lines = all_lines(b"E00\r\nM0012061100\n\nK1", 64);
+        assert_eq!(
+            lines,
+            [
+                (1, 0, Ok(b"E00".to_vec())),
+                (2, 5, Ok(b"M0012061100".to_vec())),
+                (3, 17, Ok(Vec::new())),
+                (4, 18, Ok(b"K1".to_vec())),
+            ]
+        );
+        assert!(all_lines(b"", 64).is_empty());
+        assert_eq!(all_lines(b"\n", 64), [(1, 0, Ok(Vec::new()))]);
+    }
+
+    /// A line past the bound is reported by its length and does not disturb the next one.
+    #[test]
+    fn an_overlong_line_is_reported_not_kept() {
+        let max = 64 * 1024;
+        let mut text = vec![b'C'; max + 10];
+        text.extend_from_slice(b"\nE00\n");
+        let lines = all_lines(&text, max);
+        assert_eq!(
+            lines,
+            [
+                (1, 0, Err(max + 10)),
+                (2, max as u64 + 11, Ok(b"E00".to_vec()))
+            ]
+        );
+        // Exactly at the bound is still a line.
+        assert_eq!(all_lines(b"CCCC", 4), [(1, 0, Ok(b"CCCC".to_vec()))]);
     }
 
     /// A failing read is yielded once and ends the frames.

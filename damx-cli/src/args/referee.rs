@@ -15,7 +15,7 @@ use damx_session::referee::{
     Adjudication, AdjudicationMethod, ClaimPolicy, RefereeConfig, StartOptions,
 };
 use damx_session::tournament::spec::{ParticipantSpec, name_participants, parse_seconds};
-use damx_session::tournament::{Format, Opening, SprtConfig, TournamentConfig, shuffled};
+use damx_session::tournament::{Format, OpeningSource, SprtConfig, TournamentConfig};
 
 use crate::cmd;
 use crate::error::Error;
@@ -142,7 +142,7 @@ pub(crate) struct SeriesArgs {
     /// a file of FEN lines or of PDN games (told apart by content); each is played twice,
     /// colours swapped
     #[arg(long, value_name = "SOURCE", default_value = "ballots")]
-    openings: String,
+    openings: OpeningSource,
 
     /// The seed that orders the built-in ballots
     #[arg(long, value_name = "N", default_value_t = 1)]
@@ -210,17 +210,7 @@ impl SeriesArgs {
                 .map_err(|message| Error::Usage(format!("{}: {message}", path.display())))?;
             specs.extend(more);
         }
-        let openings = match self.openings.as_str() {
-            "ballots" => shuffled(Opening::ballots(), self.seed),
-            "start" => vec![Opening::initial()],
-            file => {
-                let path = Path::new(file);
-                let text =
-                    std::fs::read_to_string(path).map_err(|e| Error::file("read", path, e))?;
-                Opening::read(&text)
-                    .map_err(|error| Error::Invalid(format!("{}: {error}", path.display())))?
-            }
-        };
+        let openings = self.openings.load(Some(self.seed))?;
         let method = match self.adjudicate {
             AdjudicateChoice::Engine => AdjudicationMethod::Engine {
                 depth: self.adjudicate_depth,

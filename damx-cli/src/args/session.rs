@@ -12,7 +12,7 @@ use std::time::Duration;
 use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use damx_engine::Limits;
-use damx_rules::Position;
+use damx_rules::{Color, Position};
 use damx_session::{
     DEFAULT_PORT, EnginePlayerOptions, FollowerConfig, PdnTarget, RecordOptions, Role,
     SeriesColors, SessionConfig, Timeouts,
@@ -20,6 +20,7 @@ use damx_session::{
 
 use super::{EngineArgs, parse_position};
 use crate::cmd;
+use damx_session::tournament::OpeningSource;
 use damx_session::tournament::spec::{LocalPlayer, parse_seconds};
 use damx_session::{Address, Endpoint};
 
@@ -120,13 +121,7 @@ impl RecordArgs {
             .pdn
             .clone()
             .or_else(|| default_pdn.map(PathBuf::from))
-            .map(|path| {
-                if path.extension().is_some_and(|ext| ext == "pdn") {
-                    PdnTarget::File(path)
-                } else {
-                    PdnTarget::Directory(path)
-                }
-            });
+            .map(PdnTarget::from);
         RecordOptions {
             pdn,
             transcript: self.transcript.clone(),
@@ -334,6 +329,40 @@ impl FollowArgs {
     }
 }
 
+/// The games we ask for as Initiator: `initiate`, and `play` (as Initiator).
+#[derive(Debug, Args)]
+pub(crate) struct PlanArgs {
+    /// How many games to ask for
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10000))]
+    games: u32,
+
+    /// Thinking time per player for the whole game, in minutes (the GAMEREQ's clock; 0: none,
+    /// which some programs ignore) [default: 5; play: 60]
+    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u16).range(0..=999))]
+    minutes: Option<u16>,
+
+    /// Number of moves for the game, each side (0: no limit); either side may end the game there
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=999))]
+    moves: u16,
+
+    /// The colour damx plays, in `play` the colour you play; the other side gets the other one
+    /// [default: alternate; play: white]
+    #[arg(long, value_parser = colors())]
+    color: Option<SeriesColors>,
+}
+
+impl PlanArgs {
+    /// The plan, with the command's own clock and colour when none is given.
+    fn plan(&self, minutes: u16, color: SeriesColors) -> cmd::initiate::Plan {
+        cmd::initiate::Plan {
+            games: self.games,
+            minutes: self.minutes.unwrap_or(minutes),
+            move_limit: self.moves,
+            color: self.color.unwrap_or(color),
+        }
+    }
+}
+
 // ---- initiate -------------------------------------------------------------------------------
 
 /// `damx initiate`.
@@ -342,22 +371,8 @@ pub(crate) struct InitiateArgs {
     #[command(flatten)]
     peer: PeerArgs,
 
-    /// How many games to ask for
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10000))]
-    games: u32,
-
-    /// Thinking time per player for the whole game, in minutes (the GAMEREQ's clock; some
-    /// programs ignore a request without one)
-    #[arg(long, value_name = "M", default_value_t = 5, value_parser = clap::value_parser!(u16).range(0..=999))]
-    minutes: u16,
-
-    /// Number of moves for the game, each side (0: no limit); either side may end the game there
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=999))]
-    moves: u16,
-
-    /// The colour damx plays (the Follower gets the other one)
-    #[arg(long, default_value = "alternate", value_parser = colors())]
-    color: SeriesColors,
+    #[command(flatten)]
+    plan: PlanArgs,
 
     /// Start every game from this position (a FEN) instead of the normal start
     #[arg(long, value_name = "FEN", value_parser = parse_position, conflicts_with_all = ["openings", "ballots"])]
@@ -381,19 +396,16 @@ impl InitiateArgs {
     /// The validated configuration (an openings file is read later by the command).
     pub(crate) fn into_config(self) -> cmd::initiate::Config {
         let openings = match (self.start, self.openings, self.ballots) {
-            (Some(position), _, _) => cmd::initiate::Openings::Fixed(position),
-            (None, Some(path), _) => cmd::initiate::Openings::File(path),
-            (None, None, true) => cmd::initiate::Openings::Ballots,
-            (None, None, false) => cmd::initiate::Openings::Normal,
+            (Some(position), _, _) => Some(OpeningSource::Position(position)),
+            (None, Some(path), _) => Some(OpeningSource::File(path)),
+            (None, None, true) => Some(OpeningSource::Ballots),
+            (None, None, false) => None,
         };
         let mut session = SessionConfig::initiator(Default::default());
         let side = self.side.apply(&mut session);
         cmd::initiate::Config {
             peer: self.peer.peer(false),
-            games: self.games,
-            minutes: self.minutes,
-            move_limit: self.moves,
-            color: self.color,
+            plan: self.plan.plan(5, SeriesColors::Alternate(Color::White)),
             openings,
             hub: side.hub,
             player: side.player,
@@ -482,21 +494,8 @@ pub(crate) struct PlayArgs {
     ]).try_map(|text| text.parse::<Role>()))]
     role: Role,
 
-    /// The colour you play (as Initiator)
-    #[arg(long, default_value = "white", value_parser = colors())]
-    color: SeriesColors,
-
-    /// How many games to ask for (as Initiator)
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    games: u32,
-
-    /// Thinking time per player for the whole game, in minutes (as Initiator; 0: no clock)
-    #[arg(long, value_name = "M", default_value_t = 60, value_parser = clap::value_parser!(u16).range(0..=999))]
-    minutes: u16,
-
-    /// Number of moves for the game, each side (as Initiator; 0: no limit)
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=999))]
-    moves: u16,
+    #[command(flatten)]
+    plan: PlanArgs,
 
     /// Start from this position (a FEN; as Initiator) instead of the normal start
     #[arg(long, value_name = "FEN", value_parser = parse_position)]
@@ -542,10 +541,7 @@ impl PlayArgs {
         cmd::play::Config {
             peer: self.peer.given(),
             role: self.role,
-            color: self.color,
-            games: self.games,
-            minutes: self.minutes,
-            move_limit: self.moves,
+            plan: self.plan.plan(60, SeriesColors::Fixed(Color::White)),
             start: self.start,
             name,
             engine,

@@ -8,22 +8,16 @@
 
 use std::io::Write;
 
-use damx_wire::{FrameReader, Located, Message};
+use damx_wire::{Escaped, FrameReader, Located, Message};
 
 use crate::error::Error;
-use crate::input::{Origin, Quoted, Source};
+use crate::input::{Origin, Source};
 use crate::log::problem;
 
 use super::Tally;
 
-/// What to decode.
-#[derive(Debug)]
-pub(crate) struct Config {
-    /// Where the messages come from.
-    pub(crate) source: Source,
-    /// Read a stream of NUL-terminated frames instead of lines.
-    pub(crate) frames: bool,
-}
+/// What to decode: the items of a source, lines or (with `frames`) NUL-terminated frames.
+pub(crate) type Config = crate::input::Conversion;
 
 /// Decodes every item, writing a JSON line for each valid one.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
@@ -56,7 +50,7 @@ fn decode_one(
             write_json(out, &message)
         }
         Err(error) => {
-            tally.invalid(|| problem!("{origin}: {}: {error}", Quoted(bytes)));
+            tally.invalid(|| problem!("{origin}: {:#}: {error}", Escaped(bytes)));
             Ok(())
         }
     }
@@ -84,7 +78,7 @@ fn decode_frames(source: &Source, out: &mut dyn Write, tally: &mut Tally) -> Res
             Ok(frame) => decode_one(origin, frame.as_bytes(), out, tally)?,
             Err(error) => {
                 let raw = error.raw();
-                tally.invalid(|| problem!("{origin}: {}: {error}", Quoted(raw.as_bytes())));
+                tally.invalid(|| problem!("{origin}: {:#}: {error}", Escaped(raw.as_bytes())));
             }
         }
     }

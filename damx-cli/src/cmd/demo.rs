@@ -46,23 +46,7 @@ pub(crate) struct Config {
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     let quiet = !crate::log::enabled(crate::log::Level::Normal);
     if !config.show.json && !quiet {
-        writeln!(
-            out,
-            "damx demo: {} DXP game{} over TCP on 127.0.0.1, {} against {}, {}",
-            config.games,
-            if config.games == 1 { "" } else { "s" },
-            config.initiator.name,
-            config.follower.name,
-            match &config.initiator.fixed {
-                Some(limits) => match (limits.depth, limits.move_time) {
-                    (Some(depth), _) => format!("{depth} plies deep a move"),
-                    (None, Some(time)) => format!("{} s a move", time.as_secs_f64()),
-                    _ => "no limit".to_owned(),
-                },
-                None => format!("{} min each", config.minutes),
-            }
-        )
-        .map_err(Error::stdout)?;
+        writeln!(out, "{}", header(config)).map_err(Error::stdout)?;
     }
     let mut initiator_config = SessionConfig::initiator(InitiatorConfig::series(
         config.games,
@@ -124,4 +108,23 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     output.map_err(Error::stdout)?;
     let (initiator, follower) = reports.map_err(session_error)?;
     verdict([&initiator, &follower])
+}
+
+/// What the demo plays, in one line.
+fn header(config: &Config) -> String {
+    format!(
+        "damx demo: {} DXP game{} over TCP on 127.0.0.1, {} against {}, {}",
+        config.games,
+        if config.games == 1 { "" } else { "s" },
+        config.initiator.name,
+        config.follower.name,
+        match &config.initiator.fixed {
+            Some(limits) => match (limits.depth, limits.move_time) {
+                (Some(depth), _) => format!("{depth} plies deep a move"),
+                (None, Some(time)) => format!("{} s a move", time.as_secs_f64()),
+                _ => "no limit".to_owned(),
+            },
+            None => format!("{} min each", config.minutes),
+        }
+    )
 }

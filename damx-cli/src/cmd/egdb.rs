@@ -2,12 +2,11 @@
 //! databases for the commands that run the engine. What is shown is decided in damx-engine's
 //! `egdb` module; this module runs the work, prints it and keeps a progress line.
 
-use std::fmt::Display;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use damx_engine::egdb::{
-    self, BuildEvent, BuildOptions, Bytes, Egdb, EgdbError, EgdbLocation, SharedEgdb, VerifyEvent,
+    self, BuildOptions, Bytes, Egdb, EgdbError, EgdbLocation, SharedEgdb, WorkEvent,
 };
 
 use clap::Subcommand;
@@ -128,49 +127,10 @@ fn build(dir: PathBuf, pieces: u32, out: &mut dyn Write) -> Result<(), Error> {
     writeln!(out, "{}", report.map_err(egdb_error)?).map_err(Error::stdout)
 }
 
-/// An event of a long piece of work: a line of the output, a problem, or progress.
-trait Event: Display + Send {
-    /// Its place in the work, `(ordinal, of)`, when it starts a part.
-    fn starts(&self) -> Option<(usize, usize)>;
-    /// Whether it is a line of the output (else a progress update).
-    fn is_line(&self) -> bool;
-    /// Whether it is a problem for standard error.
-    fn is_problem(&self) -> bool {
-        false
-    }
-}
-
-impl Event for BuildEvent {
-    fn starts(&self) -> Option<(usize, usize)> {
-        match self {
-            BuildEvent::Started { ordinal, of, .. } => Some((*ordinal, *of)),
-            _ => None,
-        }
-    }
-    fn is_line(&self) -> bool {
-        matches!(self, BuildEvent::Kept { .. } | BuildEvent::Finished { .. })
-    }
-    fn is_problem(&self) -> bool {
-        matches!(self, BuildEvent::Damaged { .. })
-    }
-}
-
-impl Event for VerifyEvent {
-    fn starts(&self) -> Option<(usize, usize)> {
-        match self {
-            VerifyEvent::Started { ordinal, of, .. } => Some((*ordinal, *of)),
-            VerifyEvent::Finished { .. } => None,
-        }
-    }
-    fn is_line(&self) -> bool {
-        matches!(self, VerifyEvent::Finished { .. })
-    }
-}
-
 /// Runs `work` in the background and shows the events its observer sends as they come: lines
 /// on `out`, problems on standard error, the rest as the progress line of the current part
 /// (`[3/16] KK-K: 1225 positions, ply 4, 80% decided`).
-fn with_events<E: Event, T: Send>(
+fn with_events<E: WorkEvent, T: Send>(
     out: &mut dyn Write,
     work: impl FnOnce(&(dyn Fn(E) + Sync)) -> T + Send,
 ) -> Result<T, Error> {

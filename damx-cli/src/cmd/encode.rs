@@ -7,22 +7,16 @@
 
 use std::io::Write;
 
-use damx_wire::Message;
+use damx_wire::{Escaped, Message};
 
 use crate::error::Error;
-use crate::input::{Origin, Quoted, Source};
+use crate::input::Origin;
 use crate::log::problem;
 
 use super::Tally;
 
-/// What to encode.
-#[derive(Debug)]
-pub(crate) struct Config {
-    /// Where the JSON objects come from.
-    pub(crate) source: Source,
-    /// End each message with a NUL instead of a line break.
-    pub(crate) frames: bool,
-}
+/// What to encode: the items of a source, lines or (with `frames`) NUL-terminated frames.
+pub(crate) type Config = crate::input::Conversion;
 
 /// Encodes every item, writing the wire bytes of each valid one.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
@@ -84,7 +78,7 @@ fn json_problem(error: &serde_json::Error) -> String {
 }
 
 fn report(origin: Origin, bytes: &[u8], why: &str) {
-    problem!("{origin}: {}: {why}", Quoted(bytes));
+    problem!("{origin}: {:#}: {why}", Escaped(bytes));
 }
 
 #[cfg(test)]

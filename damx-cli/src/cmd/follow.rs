@@ -15,18 +15,15 @@ use std::thread;
 use crossbeam_channel::unbounded;
 use damx_session::{
     Command, Control, EnginePlayerOptions, Event, ServerConfig, ServerEvent, SessionConfig,
-    SessionReport, connect, hash_per_session, run_session, serve,
+    SessionError, SessionReport, hash_per_session, serve,
 };
 
 use crate::error::Error;
 use crate::log::info;
 use crate::session::{on_interrupt, session_error, verdict};
-use damx_session::Endpoint;
+use damx_session::{Address, Endpoint};
 
 use crate::show::{Options, Show};
-
-/// How long a connection may take to be made.
-pub(crate) const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What `damx follow` does.
 #[derive(Debug)]
@@ -65,54 +62,12 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         }
     );
     match &config.peer {
-        Endpoint::Listen(address) => {
-            let listener = address.bind().map_err(session_error)?;
-            let server = ServerConfig {
-                session: config.session.clone(),
-                max_sessions: config.max_connections,
-                max_games: config.games,
-            };
-            let (control, commands) = unbounded::<Command>();
-            let route = control.clone();
-            on_interrupt(move |command| {
-                let _ = route.send(command);
-            });
-            let (events_tx, events) = unbounded::<ServerEvent>();
-            let mut options = config.player.clone();
-            options.engine.hash_mb =
-                hash_per_session(options.engine.hash_mb, config.max_connections);
-            let hub = config.hub.clone();
-            let serving = thread::spawn(move || {
-                let players = || -> Box<dyn damx_session::Player> {
-                    super::hub::local_player(&options, hub.as_ref())
-                };
-                serve(listener, &server, players, commands, events_tx)
-            });
-            let mut show = Show::new(config.show.clone(), config.max_connections > 1);
-            let mut output = Ok(());
-            for event in events {
-                if output.is_ok() {
-                    output = show.server_event(&event, out);
-                    if output.is_err() {
-                        // Nobody reads any more: end the games properly and quit.
-                        let _ = control.send(Command::Stop);
-                    }
-                }
-            }
-            let report = serving
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                .map_err(session_error)?;
-            output.map_err(Error::stdout)?;
-            verdict(report.sessions.iter().map(|(_, report)| report))
-        }
-        Endpoint::Connect(address) => {
-            let connection = connect(address.to_string(), &config.session, CONNECT_TIMEOUT)
-                .map_err(session_error)?;
+        Endpoint::Listen(address) => serve_connections(address, config, out),
+        Endpoint::Connect(_) => {
             let player = super::hub::local_player(&config.player, config.hub.as_ref());
             let report = drive(
                 |commands, events| {
-                    run_session(connection, &config.session, player, commands, events)
+                    damx_session::run(&config.peer, &config.session, player, commands, events)
                 },
                 &config.show,
                 out,
@@ -120,6 +75,48 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
             verdict([&report])
         }
     }
+}
+
+/// Listens on `address` and serves every connection, up to `--max-connections` at once.
+fn serve_connections(address: &Address, config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+    let listener = address.bind().map_err(session_error)?;
+    let server = ServerConfig {
+        session: config.session.clone(),
+        max_sessions: config.max_connections,
+        max_games: config.games,
+    };
+    let (control, commands) = unbounded::<Command>();
+    let route = control.clone();
+    on_interrupt(move |command| {
+        let _ = route.send(command);
+    });
+    let (events_tx, events) = unbounded::<ServerEvent>();
+    let mut options = config.player.clone();
+    options.engine.hash_mb = hash_per_session(options.engine.hash_mb, config.max_connections);
+    let hub = config.hub.clone();
+    let serving = thread::spawn(move || {
+        let players = || -> Box<dyn damx_session::Player> {
+            super::hub::local_player(&options, hub.as_ref())
+        };
+        serve(listener, &server, players, commands, events_tx)
+    });
+    let mut show = Show::new(config.show.clone(), config.max_connections > 1);
+    let mut output = Ok(());
+    for event in events {
+        if output.is_ok() {
+            output = show.server_event(&event, out);
+            if output.is_err() {
+                // Nobody reads any more: end the games properly and quit.
+                let _ = control.send(Command::Stop);
+            }
+        }
+    }
+    let report = serving
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        .map_err(session_error)?;
+    output.map_err(Error::stdout)?;
+    verdict(report.sessions.iter().map(|(_, report)| report))
 }
 
 /// Runs one session on its own thread (`session` gets the command and event channels), with
@@ -133,7 +130,7 @@ where
     F: FnOnce(
             crossbeam_channel::Receiver<Command>,
             crossbeam_channel::Sender<Event>,
-        ) -> SessionReport
+        ) -> Result<SessionReport, SessionError>
         + Send,
 {
     let (control, commands) = Control::new();
@@ -159,5 +156,5 @@ where
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     });
     output.map_err(Error::stdout)?;
-    Ok(report)
+    report.map_err(session_error)
 }

@@ -8,42 +8,22 @@
 //! (see [`crate::session`]).
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use damx_rules::Position;
-use damx_session::tournament::Opening;
-use damx_session::{
-    EnginePlayerOptions, InitiatorConfig, RoleConfig, SeriesColors, SessionConfig, accept_and_run,
-    connect, run_session,
-};
+use damx_session::tournament::OpeningSource;
+use damx_session::{EnginePlayerOptions, InitiatorConfig, RoleConfig, SeriesColors, SessionConfig};
 
 use crate::error::Error;
-use crate::input::read_text;
 use crate::log::info;
-use crate::session::{session_error, verdict};
+use crate::session::verdict;
 use damx_session::Endpoint;
 
-use super::follow::{CONNECT_TIMEOUT, drive};
-use crate::show::{Options, Show};
+use super::follow::drive;
+use crate::show::Options;
 
-/// Where the games start.
+/// The games an Initiator asks for (`initiate`, and `play` as Initiator).
 #[derive(Debug)]
-pub(crate) enum Openings {
-    /// The normal start.
-    Normal,
-    /// One position for every game.
-    Fixed(Position),
-    /// The positions of a file (FENs or PDN games).
-    File(PathBuf),
-    /// The engine's built-in ballots.
-    Ballots,
-}
-
-/// What `damx initiate` does.
-#[derive(Debug)]
-pub(crate) struct Config {
-    /// Connect or listen.
-    pub(crate) peer: Endpoint,
+pub(crate) struct Plan {
     /// How many games.
     pub(crate) games: u32,
     /// Minutes per player.
@@ -52,8 +32,30 @@ pub(crate) struct Config {
     pub(crate) move_limit: u16,
     /// Our colour.
     pub(crate) color: SeriesColors,
-    /// Where the games start.
-    pub(crate) openings: Openings,
+}
+
+impl Plan {
+    /// The Initiator's role, starting from `openings` (none: the normal start).
+    pub(crate) fn role(&self, openings: &[Position]) -> RoleConfig {
+        RoleConfig::Initiator(InitiatorConfig::series_with(
+            self.games,
+            self.color,
+            self.minutes,
+            self.move_limit,
+            openings,
+        ))
+    }
+}
+
+/// What `damx initiate` does.
+#[derive(Debug)]
+pub(crate) struct Config {
+    /// Connect or listen.
+    pub(crate) peer: Endpoint,
+    /// The games to ask for.
+    pub(crate) plan: Plan,
+    /// Where the games start; `None`: the normal start.
+    pub(crate) openings: Option<OpeningSource>,
     /// The engine.
     pub(crate) player: EnginePlayerOptions,
     /// A Hub engine program that plays instead of the engine.
@@ -67,63 +69,26 @@ pub(crate) struct Config {
 /// Plays the games.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     crate::session::check_records(&config.session.records)?;
-    let openings = load_openings(&config.openings)?;
-    let plan = InitiatorConfig::series_with(
-        config.games,
-        config.color,
-        config.minutes,
-        config.move_limit,
-        &openings,
-    );
+    let openings: Vec<Position> = match &config.openings {
+        Some(source) => source.load(None)?,
+        None => Vec::new(),
+    }
+    .into_iter()
+    .map(|opening| opening.start.unwrap_or_else(Position::initial))
+    .collect();
     let mut session = config.session.clone();
-    session.role = RoleConfig::Initiator(plan);
-    info!("asking for {} game(s)", config.games);
+    session.role = config.plan.role(&openings);
+    info!("asking for {} game(s)", config.plan.games);
     super::hub::check(config.hub.as_ref())?;
     let player = super::hub::local_player(&config.player, config.hub.as_ref());
-    let report = match &config.peer {
-        Endpoint::Connect(address) => {
-            let connection =
-                connect(address.to_string(), &session, CONNECT_TIMEOUT).map_err(session_error)?;
-            drive(
-                |commands, events| run_session(connection, &session, player, commands, events),
-                &config.show,
-                out,
-            )?
-        }
-        Endpoint::Listen(address) => {
-            let listener = address.bind().map_err(session_error)?;
-            if let Ok(local) = listener.local_addr() {
-                Show::new(config.show.clone(), false)
-                    .listening(local, out)
-                    .map_err(Error::stdout)?;
-            }
-            drive(
-                |commands, events| accept_and_run(&listener, &session, player, commands, events),
-                &config.show,
-                out,
-            )?
-        }
-    };
+    let report = drive(
+        |commands, events| damx_session::run(&config.peer, &session, player, commands, events),
+        &config.show,
+        out,
+    )?;
     verdict([&report])?;
-    match report.unfinished_series(config.games as usize) {
+    match report.unfinished_series(config.plan.games as usize) {
         Some(why) => Err(Error::Peer(why)),
         None => Ok(()),
     }
-}
-
-/// The start positions the options ask for (empty: the normal start).
-fn load_openings(openings: &Openings) -> Result<Vec<Position>, Error> {
-    Ok(match openings {
-        Openings::Normal => Vec::new(),
-        Openings::Fixed(position) => vec![*position],
-        Openings::Ballots => damx_engine::openings::ballots()
-            .iter()
-            .map(|ballot| ballot.position)
-            .collect(),
-        Openings::File(path) => Opening::read(&read_text(path)?)
-            .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?
-            .into_iter()
-            .map(|opening| opening.start.unwrap_or_else(Position::initial))
-            .collect(),
-    })
 }

@@ -12,26 +12,26 @@
 //! its own, so the session goes on (the peer's chat, a take-back request) while the person
 //! thinks. Moves are read with [`damx_rules::Position::parse_move`] (`32-28`, `28x19`, a
 //! landing path `27x38x49`, ...); a text that fits several captures lists them with their
-//! paths and asks for a number. The commands are listed by `help` ([`HELP`]). The end of
-//! standard input is `quit`.
+//! paths and asks for a number. Each line is read as a [`Wish`] in the words `help` lists
+//! ([`HELP`]). The end of standard input is `quit`.
 
 use std::io::{BufRead, Write};
 use std::thread;
 
 use crossbeam_channel::{Receiver, never, select, unbounded};
 use damx_rules::Position;
-use damx_session::seat::{Seat, SeatError};
+use damx_session::seat::{HELP, Seat, SeatError, Wish};
 use damx_session::{
     ChannelPlayer, Control, EndReason, EnginePlayer, EnginePlayerOptions, Event, FollowerConfig,
-    InitiatorConfig, LoopbackSide, MoveRequest, Role, RoleConfig, SeriesColors, SessionConfig,
-    SessionReport, accept_and_run, connect, play_loopback, run_session,
+    LoopbackSide, MoveRequest, Role, RoleConfig, SessionConfig, SessionError, SessionReport,
+    play_loopback,
 };
 
 use crate::error::Error;
 use crate::session::{on_interrupt, session_error, verdict};
 use damx_session::Endpoint;
 
-use super::follow::CONNECT_TIMEOUT;
+use super::initiate::Plan;
 use crate::show::{Options, Show};
 
 /// What `damx play` does.
@@ -41,14 +41,8 @@ pub(crate) struct Config {
     pub(crate) peer: Option<Endpoint>,
     /// Who asks for the game against another program.
     pub(crate) role: Role,
-    /// The person's colour (as Initiator).
-    pub(crate) color: SeriesColors,
-    /// How many games (as Initiator).
-    pub(crate) games: u32,
-    /// The clock (as Initiator).
-    pub(crate) minutes: u16,
-    /// The move limit (as Initiator).
-    pub(crate) move_limit: u16,
+    /// The games asked for as Initiator (the person's colour).
+    pub(crate) plan: Plan,
     /// The start (as Initiator).
     pub(crate) start: Option<Position>,
     /// The person's DXP name.
@@ -59,20 +53,6 @@ pub(crate) struct Config {
     pub(crate) session: SessionConfig,
 }
 
-/// The commands, as `help` shows them.
-pub(crate) const HELP: &str = "\
-commands:
-  32-28  28x19  27x38x49   play a move (a landing path tells apart captures with the same ends)
-  moves                    list the legal moves
-  board                    show the board with the square numbers
-  undo                     ask to take back your last move (also: takeback)
-  chat TEXT                send a chat message
-  resign                   give up the game (GAMEEND reason 1)
-  draw                     end the game claiming a draw (GAMEEND reason 2: DXP has no draw offer)
-  quit                     end the game and stop (GAMEEND with stop code 1); also Ctrl-D
-  yes / no                 answer the opponent's request to take back moves
-  help                     this list";
-
 /// Plays.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     let (human, turns) = ChannelPlayer::new(config.name.clone());
@@ -81,13 +61,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     let mut session = config.session.clone();
     session.role = if initiator {
         let openings: Vec<Position> = config.start.into_iter().collect();
-        RoleConfig::Initiator(InitiatorConfig::series_with(
-            config.games,
-            config.color,
-            config.minutes,
-            config.move_limit,
-            &openings,
-        ))
+        config.plan.role(&openings)
     } else {
         RoleConfig::Follower(FollowerConfig::default())
     };
@@ -113,37 +87,13 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     )
     .map_err(Error::stdout)?;
 
-    let listener = match &config.peer {
-        Some(Endpoint::Listen(address)) => {
-            let listener = address.bind().map_err(session_error)?;
-            if let Ok(local) = listener.local_addr() {
-                Show::new(Options::default(), false)
-                    .listening(local, out)
-                    .map_err(Error::stdout)?;
-            }
-            Some(listener)
-        }
-        _ => None,
-    };
-    let connection = match &config.peer {
-        Some(Endpoint::Connect(address)) => {
-            Some(connect(address.to_string(), &session, CONNECT_TIMEOUT).map_err(session_error)?)
-        }
-        _ => None,
-    };
-
     let mut ui = Ui::new(control, out);
     let reports: Vec<SessionReport> = thread::scope(|scope| -> Result<_, Error> {
         let session = &session;
-        let running = scope.spawn(move || -> Result<Vec<SessionReport>, Error> {
-            if let Some(connection) = connection {
-                return Ok(vec![run_session(
-                    connection, session, human, commands, events_tx,
-                )]);
-            }
-            if let Some(listener) = listener {
-                let report = accept_and_run(&listener, session, human, commands, events_tx);
-                return Ok(vec![report]);
+        let running = scope.spawn(move || -> Result<Vec<SessionReport>, SessionError> {
+            if let Some(peer) = &config.peer {
+                return damx_session::run(peer, session, human, commands, events_tx)
+                    .map(|report| vec![report]);
             }
             let (engine_control, engine_commands) =
                 engine_control.expect("the built-in engine has a control");
@@ -163,7 +113,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
                 control: commands,
                 events: events_tx,
             };
-            let reports = play_loopback(person, engine, false).map_err(session_error);
+            let reports = play_loopback(person, engine, false);
             drop(engine_control);
             let (person, engine) = reports?;
             Ok(vec![person, engine])
@@ -172,6 +122,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         running
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            .map_err(session_error)
     })?;
     ui.result?;
     verdict(&reports)
@@ -271,21 +222,15 @@ impl<'a> Ui<'a> {
         if line.is_empty() {
             return;
         }
-        if self.seat.choosing()
-            && let Ok(number) = line.parse::<usize>()
-        {
+        let wish = Wish::read(line, &self.seat);
+        if let Wish::Choose(number) = wish {
             let chosen = self.seat.choose(number);
             return self.told(chosen);
         }
         self.seat.drop_choice();
-        let (word, rest) = match line.split_once(char::is_whitespace) {
-            Some((word, rest)) => (word, rest.trim()),
-            None => (line, ""),
-        };
-        let asked = self.seat.take_back_asked();
-        match word.to_ascii_lowercase().as_str() {
-            "help" | "?" => self.say(HELP),
-            "board" => {
+        match wish {
+            Wish::Help => self.say(HELP),
+            Wish::Board => {
                 let position = *self.seat.position();
                 let board = position.diagram().numbered(true).indent(2);
                 self.say(&format!(
@@ -294,7 +239,7 @@ impl<'a> Ui<'a> {
                     position.to_fen()
                 ));
             }
-            "moves" => {
+            Wish::Moves => {
                 let position = self.seat.position();
                 let texts: Vec<String> = position
                     .legal_moves()
@@ -303,30 +248,28 @@ impl<'a> Ui<'a> {
                     .collect();
                 self.say(&format!("legal moves: {}", texts.join(" ")));
             }
-            "undo" | "takeback" => match self.seat.take_back() {
+            Wish::TakeBack => match self.seat.take_back() {
                 Ok(ply) => self.say(&format!("asking to take back to ply {ply}")),
                 Err(error) => self.say(&error.to_string()),
             },
-            "chat" if !rest.is_empty() => self.seat.chat(rest),
-            "resign" => {
+            Wish::Chat(text) => self.seat.chat(text),
+            Wish::Resign => {
                 let ended = self.seat.end(EndReason::GiveUp);
                 self.told(ended);
             }
-            "draw" => {
+            Wish::Draw => {
                 let ended = self.seat.end(EndReason::Draw);
                 self.told(ended);
             }
-            "quit" | "exit" => {
+            Wish::Quit => {
                 self.say("stopping: the game ends on your turn");
                 self.seat.stop();
             }
-            answer @ ("yes" | "y" | "accept" | "no" | "n" | "decline") if asked => {
-                let answered = self
-                    .seat
-                    .answer_take_back(matches!(answer, "yes" | "y" | "accept"));
+            Wish::Answer(accept) => {
+                let answered = self.seat.answer_take_back(accept);
                 self.told(answered);
             }
-            _ => match self.seat.play_text(line) {
+            Wish::Choose(_) | Wish::Move(_) => match self.seat.play_text(line) {
                 Err(SeatError::Ambiguous(candidates)) => {
                     let mut text = format!("{line} fits {} captures:", candidates.len());
                     for (number, candidate) in candidates.iter().enumerate() {

@@ -22,7 +22,8 @@ use crossbeam_channel::{RecvTimeoutError, unbounded};
 use damx_session::Command;
 use damx_session::tournament::table::{Status, table};
 use damx_session::tournament::{
-    EndKind, TournamentConfig, TournamentControl, TournamentError, TournamentEvent, run_tournament,
+    EndKind, TournamentConfig, TournamentControl, TournamentError, TournamentEvent,
+    TournamentReport, run_tournament,
 };
 
 use crate::error::Error;
@@ -87,17 +88,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         .map_err(|_| Error::Usage("the series stopped on an internal error".into()))?
         .map_err(series_error)?;
     written.map_err(Error::stdout)?;
-    if config.json {
-        for line in &report.games {
-            writeln!(out, "{}", line.to_json()).map_err(Error::stdout)?;
-        }
-        serde_json::to_writer(&mut *out, &report).map_err(|e| Error::stdout(e.into()))?;
-        writeln!(out).map_err(Error::stdout)?;
-    } else {
-        write!(out, "{}", table(&report))
-            .and_then(|()| out.flush())
-            .map_err(Error::stdout)?;
-    }
+    print_report(config, &report, out)?;
     if report.end == EndKind::Interrupted && interrupted() {
         if series.results.is_some() {
             note!("to play the rest, run the same command with --resume");
@@ -114,6 +105,25 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         });
     }
     Ok(())
+}
+
+/// The end of the series: with `--json` each game's line and the standings, else the table.
+fn print_report(
+    config: &Config,
+    report: &TournamentReport,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    if config.json {
+        for line in &report.games {
+            writeln!(out, "{}", line.to_json()).map_err(Error::stdout)?;
+        }
+        serde_json::to_writer(&mut *out, report).map_err(|e| Error::stdout(e.into()))?;
+        writeln!(out).map_err(Error::stdout)
+    } else {
+        write!(out, "{}", table(report))
+            .and_then(|()| out.flush())
+            .map_err(Error::stdout)
+    }
 }
 
 /// One event on standard output: its line, or with `--json` the finished game's JSON line.

@@ -558,6 +558,47 @@ impl fmt::Display for BuildEvent {
     }
 }
 
+/// How a front end shows an event of a long piece of work ([`build`](super::build),
+/// [`verify`](super::verify)): a line of the report, a problem, or else progress within the
+/// part (the slice) that the last event with [`WorkEvent::starts`] began.
+pub trait WorkEvent: fmt::Display + Send {
+    /// The part this event starts, as `(ordinal, of)` from 1, if it starts one.
+    fn starts(&self) -> Option<(usize, usize)>;
+    /// Whether it is a line of the report.
+    fn is_line(&self) -> bool;
+    /// Whether it tells of a problem.
+    fn is_problem(&self) -> bool {
+        false
+    }
+}
+
+impl WorkEvent for BuildEvent {
+    fn starts(&self) -> Option<(usize, usize)> {
+        match self {
+            BuildEvent::Started { ordinal, of, .. } => Some((*ordinal, *of)),
+            _ => None,
+        }
+    }
+    fn is_line(&self) -> bool {
+        matches!(self, BuildEvent::Kept { .. } | BuildEvent::Finished { .. })
+    }
+    fn is_problem(&self) -> bool {
+        matches!(self, BuildEvent::Damaged { .. })
+    }
+}
+
+impl WorkEvent for VerifyEvent {
+    fn starts(&self) -> Option<(usize, usize)> {
+        match self {
+            VerifyEvent::Started { ordinal, of, .. } => Some((*ordinal, *of)),
+            VerifyEvent::Finished { .. } => None,
+        }
+    }
+    fn is_line(&self) -> bool {
+        matches!(self, VerifyEvent::Finished { .. })
+    }
+}
+
 impl fmt::Display for BuildReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -659,5 +700,40 @@ mod tests {
             format!("endgame databases: no slice files in {}", empty.display())
         );
         let _ = std::fs::remove_dir(&empty);
+    }
+
+    /// A slice kept or finished is a line of the report, a damaged file a problem, anything
+    /// else progress; a started slice says its place.
+    #[test]
+    fn work_events_say_how_they_are_shown() {
+        let material: Material = "KK-K".parse().unwrap();
+        let kept = BuildEvent::Kept { material };
+        assert!(kept.is_line() && !kept.is_problem() && kept.starts().is_none());
+        let damaged = BuildEvent::Damaged {
+            material,
+            problem: "bad".into(),
+        };
+        assert!(damaged.is_problem() && !damaged.is_line());
+        let started = BuildEvent::Started {
+            material,
+            ordinal: 3,
+            of: 16,
+            positions: 10,
+        };
+        assert_eq!(started.starts(), Some((3, 16)));
+        assert!(!started.is_line() && !started.is_problem());
+        let checking = VerifyEvent::Started {
+            material,
+            ordinal: 1,
+            of: 2,
+        };
+        assert_eq!(checking.starts(), Some((1, 2)));
+        assert!(!checking.is_line());
+        let checked = VerifyEvent::Finished {
+            material,
+            checked: 5,
+            wrong: 0,
+        };
+        assert!(checked.is_line() && !checked.is_problem());
     }
 }

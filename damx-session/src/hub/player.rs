@@ -15,7 +15,7 @@
 //! next game starts the program again.
 
 use std::fmt;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::thread;
@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 use damx_engine::Limits;
 use damx_rules::{Game, Move};
+use damx_wire::LineReader;
 
 use super::protocol::{Line, format_move, format_position, parse_move, parse_move_squares};
 use super::serve::MAX_LINE;
@@ -445,32 +446,13 @@ impl Drop for HubPlayer {
 /// Cuts the program's output into lines of at most [`MAX_LINE`] bytes; longer ones are
 /// dropped.
 fn read_lines<R: Read>(output: R, lines: &Sender<String>) {
-    let mut reader = BufReader::new(output);
-    let mut buffer = Vec::new();
-    let mut too_long = false;
-    loop {
-        buffer.clear();
-        match (&mut reader)
-            .take(MAX_LINE as u64)
-            .read_until(b'\n', &mut buffer)
+    let mut reader = LineReader::new(BufReader::new(output), MAX_LINE);
+    while let Ok(Some(line)) = reader.next_line() {
+        if let Ok(bytes) = line.item
+            && lines
+                .send(String::from_utf8_lossy(bytes).trim_end().to_owned())
+                .is_err()
         {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-        if buffer.last() != Some(&b'\n') {
-            // Cut by the limit (or the last line without a newline): drop what follows too.
-            too_long = buffer.len() >= MAX_LINE;
-            if !too_long {
-                let _ = lines.send(String::from_utf8_lossy(&buffer).trim_end().to_owned());
-            }
-            continue;
-        }
-        if too_long {
-            too_long = false;
-            continue;
-        }
-        let text = String::from_utf8_lossy(&buffer).trim_end().to_owned();
-        if lines.send(text).is_err() {
             return;
         }
     }

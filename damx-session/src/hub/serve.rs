@@ -7,7 +7,7 @@
 //! [`HubState`], writes its answers and the searcher's `info` lines, and keeps answering
 //! `ping` and `stop` while the searcher thinks. End of input stops the search and returns.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::thread;
 use std::time::{Instant, SystemTime};
@@ -17,6 +17,7 @@ use damx_engine::egdb::{EgdbLocation, SharedEgdb};
 use damx_engine::pattern::PatternWeights;
 use damx_engine::{Engine, EngineOptions, EvalParams, Limits, StopSignal};
 use damx_rules::{Game, Move};
+use damx_wire::LineReader;
 
 use super::engine::{Action, GoMode, HubOptions, HubState, MAX_SKILL, SearchJob, info_line};
 use super::protocol::Line;
@@ -153,61 +154,20 @@ fn path_problems(options: &HubOptions) -> Vec<String> {
     problems
 }
 
-/// Cuts the input into lines of at most [`MAX_LINE`] bytes (invalid UTF-8 replaced).
+/// Cuts the input into lines of at most [`MAX_LINE`] bytes (invalid UTF-8 replaced); a read
+/// error is the end of the input.
 fn read_lines<R: Read>(input: R, lines: &Sender<Input>) {
-    let mut reader = BufReader::new(input);
-    let mut line = Vec::new();
-    let mut too_long = false;
-    loop {
-        let (consumed, ended) = match reader.fill_buf() {
-            Ok([]) => {
-                if !line.is_empty() && !too_long {
-                    let _ = lines.send(Input::Line(String::from_utf8_lossy(&line).into_owned()));
-                }
-                let _ = lines.send(Input::End);
-                return;
-            }
-            Ok(buffer) => match buffer.iter().position(|&b| b == b'\n') {
-                Some(end) => {
-                    if !too_long {
-                        line.extend_from_slice(&buffer[..end]);
-                    }
-                    (end + 1, true)
-                }
-                None => {
-                    if !too_long {
-                        line.extend_from_slice(buffer);
-                    }
-                    (buffer.len(), false)
-                }
-            },
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => {
-                let _ = lines.send(Input::End);
-                return;
-            }
+    let mut reader = LineReader::new(BufReader::new(input), MAX_LINE);
+    while let Ok(Some(line)) = reader.next_line() {
+        let input = match line.item {
+            Ok(bytes) => Input::Line(String::from_utf8_lossy(bytes).into_owned()),
+            Err(_) => Input::TooLong,
         };
-        reader.consume(consumed);
-        if line.len() > MAX_LINE {
-            too_long = true;
-            line = Vec::new();
-        }
-        if ended {
-            let input = if too_long {
-                Input::TooLong
-            } else {
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                Input::Line(String::from_utf8_lossy(&line).into_owned())
-            };
-            if lines.send(input).is_err() {
-                return;
-            }
-            line.clear();
-            too_long = false;
+        if lines.send(input).is_err() {
+            return;
         }
     }
+    let _ = lines.send(Input::End);
 }
 
 /// Work for the searcher.
@@ -462,8 +422,12 @@ mod tests {
         }
 
         fn send(&self, text: &str) {
+            self.send_bytes(text.as_bytes());
+        }
+
+        fn send_bytes(&self, bytes: &[u8]) {
             let input = self.input.as_ref().unwrap();
-            input.send(text.as_bytes().to_vec()).unwrap();
+            input.send(bytes.to_vec()).unwrap();
         }
 
         /// The lines up to and including the first that starts with `prefix`.
@@ -548,6 +512,51 @@ mod tests {
         hub.send("pos start\nlevel infinite\ngo analyze\n");
         hub.until("info");
         assert_eq!(hub.close(), HubExit::EndOfInput);
+    }
+
+    /// One `error` line each for garbage, unknown commands, an illegal move, a position of the
+    /// wrong length, bytes that are not UTF-8 and a line of a megabyte; the engine answers
+    /// `ping` after each and still plays.
+    #[test]
+    fn bad_input_gets_an_error_line() {
+        const START: &str = "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww";
+        let hub = Running::small();
+        hub.send("hub\n");
+        hub.until("wait");
+        hub.send("init\n");
+        hub.until("ready");
+        let megabyte = format!("pos pos={}\n", "e".repeat(1 << 20));
+        let cases: Vec<(Vec<u8>, &str)> = vec![
+            (b"\x01\x02garbage ==== \"\n".to_vec(), "cannot read"),
+            (b"fly to=the moon\n".to_vec(), "unknown command fly"),
+            (
+                format!("pos pos={START} moves=\"32-28 28-23\"\n").into_bytes(),
+                "move 2",
+            ),
+            (
+                format!("pos pos={}\n", &START[..40]).into_bytes(),
+                "51 characters",
+            ),
+            (b"go \xff\xfe\n".to_vec(), "think, ponder or analyze"),
+            (megabyte.into_bytes(), "longer than"),
+            (b"set-param name=hash value=lots\n".to_vec(), "hash"),
+            (b"level time=soon\n".to_vec(), "level"),
+        ];
+        for (text, expected) in cases {
+            hub.send_bytes(&text);
+            hub.send("ping\n");
+            let lines = hub.until("pong");
+            assert_eq!(lines.len(), 2, "{lines:?}");
+            assert!(
+                lines[0].starts_with("error message=") && lines[0].contains(expected),
+                "{expected}: {lines:?}"
+            );
+        }
+        hub.send(&format!("pos pos={START}\nlevel depth=2\ngo think\n"));
+        let lines = hub.until("done");
+        assert!(lines.last().unwrap().starts_with("done move="), "{lines:?}");
+        hub.send("quit\n");
+        assert_eq!(hub.close(), HubExit::Quit);
     }
 
     /// A databases directory without slice files is told as an error line when the engine

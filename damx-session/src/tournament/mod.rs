@@ -86,7 +86,7 @@ mod stats;
 pub mod table;
 
 pub use event::{EndKind, TournamentEvent};
-pub use openings::{Opening, OpeningsError};
+pub use openings::{LoadOpeningsError, Opening, OpeningSource, OpeningsError};
 pub use results::{GameLine, ResultsError};
 pub use schedule::{Format, Schedule, ScheduledGame, shuffled};
 pub use stats::{Hypothesis, SprtConfig, SprtStatus, Standing, standings};

@@ -7,10 +7,16 @@
 //!   by the moves when the game starts normally, else by the FEN of that position).
 //! - [`Opening::read`]: either file, told apart by its content.
 //! - [`Opening::initial`]: the normal start, labelled `start`, sent as a GAMEREQ of type `A`.
+//! - [`OpeningSource`]: which of these a front end asks for (`ballots`, `start`, a position or
+//!   a file), read from its word and loaded in one call.
 //!
 //! A label is one word (no blanks), so that it fits the event stream.
 
+use std::convert::Infallible;
 use std::fmt;
+use std::io::{self, Read};
+use std::path::PathBuf;
+use std::str::FromStr;
 
 use damx_rules::pdn::{self, PdnError};
 use damx_rules::{Game, Position};
@@ -140,6 +146,103 @@ impl Opening {
     }
 }
 
+/// Where a series' openings come from. From a word: `ballots`, `start`, or else a file's path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OpeningSource {
+    /// The built-in balanced ballots ([`Opening::ballots`]).
+    Ballots,
+    /// The normal start.
+    Start,
+    /// One position.
+    Position(Position),
+    /// A file of FEN lines or PDN games, told apart by content ([`Opening::read`]); `-` is
+    /// standard input.
+    File(PathBuf),
+}
+
+impl FromStr for OpeningSource {
+    type Err = Infallible;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(match text {
+            "ballots" => OpeningSource::Ballots,
+            "start" => OpeningSource::Start,
+            path => OpeningSource::File(PathBuf::from(path)),
+        })
+    }
+}
+
+impl OpeningSource {
+    /// The openings, the ballots shuffled by `seed` (in the engine's order without one).
+    ///
+    /// # Errors
+    /// A file that cannot be read, or does not read as openings.
+    pub fn load(&self, seed: Option<u64>) -> Result<Vec<Opening>, LoadOpeningsError> {
+        Ok(match self {
+            OpeningSource::Ballots => match seed {
+                Some(seed) => super::shuffled(Opening::ballots(), seed),
+                None => Opening::ballots(),
+            },
+            OpeningSource::Start => vec![Opening::initial()],
+            OpeningSource::Position(position) => vec![Opening::from_position(*position)],
+            OpeningSource::File(path) => {
+                let mut text = String::new();
+                let read = if path.as_os_str() == "-" {
+                    io::stdin().read_to_string(&mut text)
+                } else {
+                    std::fs::File::open(path).and_then(|mut file| file.read_to_string(&mut text))
+                };
+                let read_error = |source| LoadOpeningsError::Read {
+                    path: path.clone(),
+                    source,
+                };
+                read.map_err(read_error)?;
+                Opening::read(&text).map_err(|error| LoadOpeningsError::Invalid {
+                    path: path.clone(),
+                    error,
+                })?
+            }
+        })
+    }
+}
+
+/// Why an [`OpeningSource`] gives no openings.
+#[derive(Debug)]
+pub enum LoadOpeningsError {
+    /// The file cannot be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The file does not read as openings.
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong in it.
+        error: OpeningsError,
+    },
+}
+
+impl fmt::Display for LoadOpeningsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadOpeningsError::Read { path, .. } => write!(f, "cannot read {}", path.display()),
+            LoadOpeningsError::Invalid { path, error } => write!(f, "{}: {error}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for LoadOpeningsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LoadOpeningsError::Read { source, .. } => Some(source),
+            LoadOpeningsError::Invalid { error, .. } => Some(error),
+        }
+    }
+}
+
 /// The opening a PDN game stands for: its final position, labelled by its moves.
 fn opening_of_game(game: &Game) -> Opening {
     if game.moves().is_empty() || *game.start() != Position::initial() {
@@ -197,5 +300,52 @@ mod tests {
             Opening::read(fens).unwrap(),
             Opening::parse(fens, false).unwrap()
         );
+    }
+
+    /// A source is told by its word and loads its openings: the ballots shuffled by a seed
+    /// or in order, the start, a position, a file; an unreadable or invalid file says which.
+    #[test]
+    fn sources_load_their_openings() {
+        let ballots = |seed| {
+            "ballots"
+                .parse::<OpeningSource>()
+                .unwrap()
+                .load(seed)
+                .unwrap()
+        };
+        assert_eq!(ballots(None), Opening::ballots());
+        assert_ne!(ballots(Some(1)), Opening::ballots());
+        assert_eq!(ballots(Some(1)), ballots(Some(1)));
+        assert_eq!(ballots(Some(1)).len(), Opening::ballots().len());
+        let start = "start".parse::<OpeningSource>().unwrap();
+        assert_eq!(start.load(Some(1)).unwrap(), [Opening::initial()]);
+        let position = Position::from_fen("W:W28,40:B23,5").unwrap();
+        let fixed = OpeningSource::Position(position).load(None).unwrap();
+        assert_eq!(fixed[0].start, Some(position));
+
+        let dir = std::env::temp_dir().join(format!("damx-openings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("openings.txt");
+        std::fs::write(&file, "W:W28,40:B23,5\n").unwrap();
+        let source: OpeningSource = file.to_str().unwrap().parse().unwrap();
+        assert_eq!(source.load(None).unwrap(), fixed);
+        std::fs::write(&file, "W:W51\n").unwrap();
+        let error = source.load(None).unwrap_err();
+        assert!(
+            matches!(error, LoadOpeningsError::Invalid { .. }),
+            "{error}"
+        );
+        assert!(
+            error.to_string().starts_with(file.to_str().unwrap()),
+            "{error}"
+        );
+        let missing = OpeningSource::File(dir.join("missing.txt"));
+        let error = missing.load(None).unwrap_err();
+        assert!(matches!(error, LoadOpeningsError::Read { .. }), "{error}");
+        assert_eq!(
+            error.to_string(),
+            format!("cannot read {}", dir.join("missing.txt").display())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

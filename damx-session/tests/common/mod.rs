@@ -8,7 +8,12 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, select, unbounded};
 use damx_rules::{Game, Move};
-use damx_session::{ClockState, Command, Event, Player, SessionConfig, StopSignal, TakeBackPolicy};
+use damx_session::{
+    ClockState, Command, Control, Endpoint, Event, FirstLegalPlayer, FollowerConfig,
+    InitiatorConfig, Player, RandomPlayer, SessionConfig, SessionError, SessionReport, StopSignal,
+    TakeBackPolicy,
+};
+use std::net::SocketAddr;
 
 /// Runs `test` on its own thread and fails if it takes longer than `limit`: no socket test can
 /// hang the suite.
@@ -22,6 +27,44 @@ pub fn bounded<T: Send + 'static>(limit: Duration, test: impl FnOnce() -> T + Se
         Ok(Err(panic)) => std::panic::resume_unwind(panic),
         Err(_) => panic!("the test did not finish within {limit:?}"),
     }
+}
+
+/// A Follower playing the first legal move, run by `damx_session::run` on a free port of
+/// 127.0.0.1 on a thread of its own; the address it says it listens on.
+pub fn listening_follower() -> (
+    thread::JoinHandle<Result<SessionReport, SessionError>>,
+    SocketAddr,
+) {
+    let (events_tx, events) = unbounded();
+    let (_control, commands) = Control::new();
+    let follower = thread::spawn(move || {
+        damx_session::run(
+            &Endpoint::Listen("127.0.0.1:0".parse().unwrap()),
+            &quick(SessionConfig::follower(FollowerConfig::default())),
+            Box::new(FirstLegalPlayer::new("First")),
+            commands,
+            events_tx,
+        )
+    });
+    let address = wait_for(&events, |event| match event {
+        Event::Listening(address) => Some(*address),
+        _ => None,
+    });
+    (follower, address)
+}
+
+/// An Initiator making random moves, run by `damx_session::run` to `address` with `plan`, to
+/// its end.
+pub fn connecting_initiator(address: SocketAddr, plan: InitiatorConfig) -> SessionReport {
+    let (_control, commands) = Control::new();
+    damx_session::run(
+        &Endpoint::Connect(address.into()),
+        &quick(SessionConfig::initiator(plan)),
+        Box::new(RandomPlayer::new("Random", 7)),
+        commands,
+        unbounded().0,
+    )
+    .expect("someone listens")
 }
 
 /// Waits (at most 10 s) for the first event that `pick` accepts; returns what it picked.
