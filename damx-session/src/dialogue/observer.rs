@@ -308,6 +308,15 @@ impl Observer {
         }
     }
 
+    /// An observer at the start of a connection whose Initiator is known: a GAMEREQ from the
+    /// other party breaks the rules and asks for nothing.
+    pub fn with_initiator(initiator: Party) -> Observer {
+        Observer {
+            initiator: Some(initiator),
+            ..Observer::new()
+        }
+    }
+
     /// The party that sent the first GAMEREQ, once one has.
     pub fn initiator(&self) -> Option<Party> {
         self.initiator
@@ -434,6 +443,10 @@ impl Observer {
         }
         .map(|(rule, what)| Breach::new(rule, format!("sent a GAMEREQ {what}")));
         observed.breaches.extend(breach);
+        if self.initiator != Some(from) {
+            // The Follower's GAMEREQ asks for nothing.
+            return observed;
+        }
         self.games += 1;
         self.phase = Phase::Requested {
             number: self.games,
