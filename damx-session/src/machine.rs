@@ -73,16 +73,16 @@
 //!   reported and also gives up. Its move goes out with the whole seconds of our turn.
 //!
 //! [`Timeouts::peer_move`]: crate::Timeouts::peer_move
-//! [`rules_ending`]: crate::dialogue::rules_ending
+//! [`rules_ending`]: crate::dialogue::Observer::rules_ending
 //! [`claim_ending`]: crate::dialogue::claim_ending
 //! [`frame_fault`]: crate::dialogue::frame_fault
 
 use std::time::{Duration, Instant};
 
-use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
+use damx_rules::{Color, Game, GameResult, Move, Position};
 use damx_wire::{
     AcceptCode, BackAcc, BackAccCode, BackReq, Chat, EndReason, GameAcc, GameReq, MAX_CHAT_LEN,
-    Message, Minutes, Name, ProtocolVersion, RawBytes, StopCode, StreamError,
+    Message, Name, ProtocolVersion, RawBytes, StopCode, StreamError,
 };
 
 use crate::config::{Role, RoleConfig, SessionConfig, Timeouts};
@@ -90,7 +90,6 @@ use crate::convert::{back_request_for_ply, color_from_wire, move_to_wire, start_
 use crate::dialogue::{
     Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, Party, Rule, SEND_AWAY,
     acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, is_noise,
-    rules_ending,
 };
 use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
 use crate::player::{ClockState, GameInfo, TakeBackPolicy};
@@ -198,8 +197,6 @@ struct Play {
     peer_backreq: Option<Instant>,
     /// A GAMEEND the user asked for while it was not our turn.
     pending_end: Option<EndReason>,
-    /// The first ply at which a draw rule applied, and which.
-    drawn: Option<(usize, DrawReason)>,
     /// The first side whose clock ran out beyond the grace.
     flagged: Option<Color>,
     /// When the peer's move is due, on its turn.
@@ -216,7 +213,6 @@ impl Play {
             our_backreq: None,
             peer_backreq: None,
             pending_end: None,
-            drawn: None,
             flagged: None,
             peer_deadline: None,
         }
@@ -276,16 +272,17 @@ impl Play {
         spent
     }
 
-    /// The result when the rules decide it: the final position, or a draw rule met earlier.
-    fn rules_verdict(&self, game: &Game) -> Option<(GameResult, Termination)> {
-        rules_ending(game, self.drawn.map(|(_, reason)| reason))
-    }
-
-    /// The result of a game ended by `ender`'s GAMEEND with `reason`.
-    fn verdict(&self, game: &Game, ender: Color, reason: EndReason) -> (GameResult, Termination) {
-        if let Some(verdict) = self.rules_verdict(game) {
+    /// The result of the `dialogue`'s game ended by `ender`'s GAMEEND with `reason`.
+    fn verdict(
+        &self,
+        dialogue: &Observer,
+        ender: Color,
+        reason: EndReason,
+    ) -> (GameResult, Termination) {
+        if let Some(verdict) = dialogue.rules_ending() {
             return verdict;
         }
+        let game = dialogue.current();
         match claim_ending(ender, reason) {
             (Some(result), termination) => (result, termination),
             (None, termination) => {
@@ -504,7 +501,9 @@ impl PlayerMachine {
             (_, Message::Chat(chat)) => {
                 out.push(Output::Event(Event::ChatReceived(chat.text().to_owned())));
             }
-            (PhaseKind::AwaitingGameAcc, Message::GameAcc(acc)) => self.on_game_acc(now, acc, out),
+            (PhaseKind::AwaitingGameAcc, Message::GameAcc(acc)) => {
+                self.on_game_acc(now, acc, observed, out);
+            }
             (PhaseKind::AwaitingGameReq, Message::GameReq(request)) => {
                 self.on_game_req(now, request, out);
             }
@@ -573,7 +572,7 @@ impl PlayerMachine {
                     let what = "GAMEEND on our turn (accepted)".to_owned();
                     violation(what, raw, false, ViolationAction::EndedGame, out);
                 }
-                let (result, termination) = play.verdict(self.dialogue.current(), by, reason);
+                let (result, termination) = play.verdict(&self.dialogue, by, reason);
                 self.stop_thinking(out);
                 let stop = stop || self.our_stop_code();
                 self.send(out, acknowledgement(stop));
@@ -599,7 +598,8 @@ impl PlayerMachine {
             _ => {
                 let (what, told, action) = match message {
                     Message::GameReq(_) if self.role.role() == Role::Follower => {
-                        self.answer_request(AcceptCode::GameNotAcceptable, out);
+                        let (follower, code) = (self.name, AcceptCode::GameNotAcceptable);
+                        self.send(out, GameAcc { follower, code });
                         let what = "GAMEREQ during a game (answered A…2)";
                         (what.to_owned(), false, ViolationAction::Answered)
                     }
@@ -686,95 +686,63 @@ impl PlayerMachine {
         let RoleConfig::Follower(config) = &self.role else {
             return;
         };
-        let number = self.games_started + 1;
-        let start = start_position(&request.start);
         let refusal = if request.version != ProtocolVersion::V1 {
-            Some((
-                AcceptCode::VersionNotSupported,
-                format!(
-                    "protocol version {:02} is not supported",
-                    request.version.get()
-                ),
-            ))
+            let version = request.version.get();
+            let why = format!("protocol version {version:02} is not supported");
+            Some((AcceptCode::VersionNotSupported, why))
         } else if !config.accept_games {
             Some((AcceptCode::NoGames, "not accepting games".to_owned()))
-        } else if let Err(error) = &start {
+        } else if let Err(error) = start_position(&request.start) {
             Some((AcceptCode::GameNotAcceptable, error.to_string()))
         } else if request.minutes.get() > config.max_minutes {
-            let why = format!(
-                "games of more than {} minutes each are not accepted",
-                config.max_minutes
-            );
+            let most = config.max_minutes;
+            let why = format!("games of more than {most} minutes each are not accepted");
             Some((AcceptCode::GameNotAcceptable, why))
         } else if let Some(Err(why)) = config.filter.as_ref().map(|filter| filter(&request)) {
             Some((AcceptCode::GameNotAcceptable, why))
         } else {
             None
         };
-        let start = match (start, refusal) {
-            (Ok(start), None) => start,
-            (_, refusal) => {
-                let (code, why) = refusal.unwrap_or((AcceptCode::GameNotAcceptable, String::new()));
-                self.answer_request(code, out);
-                out.push(Output::Event(Event::GameRefused {
-                    number,
-                    by: Side::Us,
-                    code,
-                    why: Some(why),
-                }));
-                return self.await_request(now);
-            }
-        };
-        self.answer_request(AcceptCode::Accepted, out);
-        self.games_started = number;
-        let info = GameInfo {
-            number,
-            role: Role::Follower,
-            our_name: self.name.trimmed().to_owned(),
-            peer_name: request.initiator.trimmed().to_owned(),
-            our_color: color_from_wire(request.follower_color),
-            minutes: request.minutes.get(),
-            move_limit: request.move_limit.limit(),
-            start,
-        };
-        self.begin_game(now, info, out);
-    }
-
-    fn answer_request(&mut self, code: AcceptCode, out: &mut Vec<Output>) {
+        let (number, by) = (self.games_started + 1, Side::Us);
         let follower = self.name;
-        self.send(out, GameAcc { follower, code });
-    }
-
-    fn on_game_acc(&mut self, now: Instant, acc: GameAcc, out: &mut Vec<Output>) {
-        let number = self.games_started + 1;
-        if acc.code != AcceptCode::Accepted {
+        if let Some((code, why)) = refusal {
+            self.send(out, GameAcc { follower, code });
+            let why = Some(why);
             out.push(Output::Event(Event::GameRefused {
                 number,
-                by: Side::Peer,
-                code: acc.code,
-                why: None,
+                by,
+                code,
+                why,
             }));
-            return match game_answer(acc.code) {
-                (_, true) => self.request_next(now, out),
-                (_, false) => self.close(CloseReason::Refused(acc.code), out),
-            };
+            return self.await_request(now);
         }
-        let requested = self.next_request.checked_sub(1);
-        let Some(settings) = requested.and_then(|entry| self.role.games().get(entry)) else {
-            return;
-        };
-        let info = GameInfo {
+        let code = AcceptCode::Accepted;
+        let observed = self.send(out, GameAcc { follower, code });
+        self.begin_game(now, request.initiator, observed, out);
+    }
+
+    fn on_game_acc(
+        &mut self,
+        now: Instant,
+        acc: GameAcc,
+        observed: Observed,
+        out: &mut Vec<Output>,
+    ) {
+        let (number, code) = (self.games_started + 1, acc.code);
+        if code == AcceptCode::Accepted {
+            return self.begin_game(now, acc.follower, observed, out);
+        }
+        let by = Side::Peer;
+        out.push(Output::Event(Event::GameRefused {
             number,
-            role: Role::Initiator,
-            our_name: self.name.trimmed().to_owned(),
-            peer_name: acc.follower.trimmed().to_owned(),
-            our_color: settings.our_color,
-            minutes: settings.minutes.min(Minutes::MAX.get()),
-            move_limit: (settings.move_limit > 0).then_some(settings.move_limit.min(999)),
-            start: settings.start.unwrap_or_else(Position::initial),
-        };
-        self.games_started = number;
-        self.begin_game(now, info, out);
+            by,
+            code,
+            why: None,
+        }));
+        match game_answer(code) {
+            (_, true) => self.request_next(now, out),
+            (_, false) => self.close(CloseReason::Refused(code), out),
+        }
     }
 
     /// The peer's BACKREQ for `move_number` with `color` to move: the position at `ply`,
@@ -1097,7 +1065,27 @@ impl PlayerMachine {
         self.deadline = Some(now + self.timeouts.idle);
     }
 
-    fn begin_game(&mut self, now: Instant, info: GameInfo, out: &mut Vec<Output>) {
+    /// The dialogue started a game with `peer` (`observed`: its meaning) as the GAMEREQ says.
+    fn begin_game(&mut self, now: Instant, peer: Name, observed: Observed, out: &mut Vec<Output>) {
+        let Some(Meaning::Started { start, request, .. }) = observed.meaning else {
+            return;
+        };
+        self.games_started += 1;
+        let (role, follower) = (self.role.role(), color_from_wire(request.follower_color));
+        let info = GameInfo {
+            number: self.games_started,
+            role,
+            our_name: self.name.trimmed().to_owned(),
+            peer_name: peer.trimmed().to_owned(),
+            our_color: if role == Role::Follower {
+                follower
+            } else {
+                !follower
+            },
+            minutes: request.minutes.get(),
+            move_limit: request.move_limit.limit(),
+            start,
+        };
         out.push(Output::NewGame(info.clone()));
         out.push(Output::Event(Event::GameStarted(info.clone())));
         self.deadline = None;
@@ -1153,7 +1141,7 @@ impl PlayerMachine {
         let (game, play) = (self.dialogue.current(), self.play.as_ref()?);
         if !game.position().has_legal_move() {
             Some(EndReason::GiveUp)
-        } else if play.drawn.is_some() {
+        } else if matches!(self.dialogue.rules_ending(), Some((GameResult::Draw, _))) {
             Some(EndReason::Draw)
         } else if (self.end_on_time && play.flagged == Some(play.their_color()))
             || (self.end_at_move_limit && play.limit_reached(game))
@@ -1182,9 +1170,8 @@ impl PlayerMachine {
         let Some(play) = &self.play else {
             return;
         };
-        let game = self.dialogue.current();
         let (result, termination) =
-            verdict.unwrap_or_else(|| play.verdict(game, play.our_color(), reason));
+            verdict.unwrap_or_else(|| play.verdict(&self.dialogue, play.our_color(), reason));
         self.finish_game(result, termination, out);
         self.deadline = Some(now + self.timeouts.reply);
     }
@@ -1214,9 +1201,6 @@ impl PlayerMachine {
         };
         play.charge(before, now, self.timeouts.clock_grace);
         play.seconds.truncate(ply);
-        if play.drawn.is_some_and(|(at, _)| at > ply) {
-            play.drawn = None;
-        }
         out.push(Output::Event(Event::TakeBackDone {
             number: play.info.number,
             requested_by,
@@ -1264,11 +1248,6 @@ impl PlayerMachine {
         };
         let seconds = spent.as_secs().min(u64::from(u16::MAX)) as u16;
         play.seconds.push(seconds);
-        if play.drawn.is_none()
-            && let Some(Outcome::Draw(reason)) = game.outcome()
-        {
-            play.drawn = Some((game.ply(), reason));
-        }
         out.push(Output::Event(Event::MovePlayed(MovePlayed {
             number: play.info.number,
             ply: game.ply(),
@@ -1301,10 +1280,8 @@ impl PlayerMachine {
     /// it already).
     fn abandon(&mut self, termination: Termination, out: &mut Vec<Output>) {
         self.stop_thinking(out);
-        let game = self.dialogue.current();
-        let (result, termination) = (self.play.as_ref())
-            .and_then(|play| play.rules_verdict(game))
-            .unwrap_or((GameResult::Unfinished, termination));
+        let (result, termination) =
+            (self.dialogue.rules_ending()).unwrap_or((GameResult::Unfinished, termination));
         self.finish_game(result, termination, out);
     }
 

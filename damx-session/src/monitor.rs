@@ -243,6 +243,7 @@ impl Monitor {
                 number,
                 white,
                 start,
+                ..
             } => format!(
                 "game {number} starts: {white} white, {} black, {} to move",
                 white.other(),

@@ -18,8 +18,9 @@
 //!   one (reason `0`, stop code `1` when either side asks to stop); [`SEND_AWAY`], the one that
 //!   ends a game with a peer that is silent or too noisy;
 //! - `Clock`: the time each side used, charged from the start of its turn to its move;
-//! - [`rules_ending`] and [`claim_ending`]: how a game ended, first by the rules, else by the
-//!   first GAMEEND's reason, in the one vocabulary of [`Termination`] (whose
+//! - [`Observer::rules_ending`] and [`claim_ending`]: how a game ended, first by the rules
+//!   (with a draw rule met since the last take-back), else by the first GAMEEND's reason, in
+//!   the one vocabulary of [`Termination`] (whose
 //!   [`reason`](Termination::reason) is the stable word results files use);
 //! - [`Observer`]: one dialogue followed from outside, message by message from either end:
 //!   its phase, position and take-back request, what each message means ([`Meaning`]) and
@@ -46,7 +47,7 @@ mod observer;
 
 use std::time::{Duration, Instant};
 
-use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
+use damx_rules::{Color, GameResult, Move, Position};
 use damx_wire::{
     AcceptCode, EndReason, FrameErrorKind, GameEnd, GameReq, Message, Minutes, MoveLimit, Name,
     ProtocolVersion, StopCode, StreamError,
@@ -223,20 +224,6 @@ impl Clock {
     /// Whether `color` is past `budget` by more than `grace`.
     pub(crate) fn is_past(&self, budget: Duration, grace: Duration, color: Color) -> bool {
         self.used(color) > budget + grace
-    }
-}
-
-/// How the rules end `game`: its final position (no legal move, or a draw rule), or `drawn`,
-/// a draw rule met at an earlier position (since the last take-back); `None` while the rules
-/// let it go on.
-pub fn rules_ending(game: &Game, drawn: Option<DrawReason>) -> Option<(GameResult, Termination)> {
-    let side_to_move = game.position().side_to_move();
-    match game.outcome() {
-        Some(outcome @ Outcome::Win { winner, .. }) => {
-            Some((win(winner), Termination::of_outcome(outcome, side_to_move)))
-        }
-        Some(Outcome::Draw(reason)) => Some((GameResult::Draw, Termination::DrawRule(reason))),
-        None => drawn.map(|reason| (GameResult::Draw, Termination::DrawRule(reason))),
     }
 }
 

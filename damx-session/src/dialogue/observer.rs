@@ -24,11 +24,12 @@
 
 use std::fmt;
 
-use damx_rules::{Color, Game, Move, Outcome, Position};
+use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
 use damx_wire::{AcceptCode, BackAccCode, EndReason, GameReq, Message, StopCode};
 
 use crate::convert::{MoveMatchError, back_request_ply, color_from_wire, start_position};
 use crate::dialogue::{MoveFault, read_move};
+use crate::record::{Termination, win};
 
 /// One of the two ends of the dialogue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -150,11 +151,12 @@ pub enum Meaning {
     Requested { number: u32, request: GameReq },
     /// Game `number` was refused with `code`.
     Refused { number: u32, code: AcceptCode },
-    /// Game `number` starts from `start`, `white` playing white.
+    /// Game `number` of `request` starts from `start`, `white` playing white.
     Started {
         number: u32,
         white: Party,
         start: Position,
+        request: GameReq,
     },
     /// The GAMEREQ during game `number` was refused; the game goes on.
     StrayRefused { number: u32 },
@@ -288,6 +290,9 @@ pub struct Observer {
     initiator: Option<Party>,
     games: u32,
     closed: [bool; 2],
+    /// The first ply of the game at which a draw rule applied since the last take-back, and
+    /// which.
+    drawn: Option<(usize, DrawReason)>,
 }
 
 impl Default for Observer {
@@ -305,6 +310,7 @@ impl Observer {
             initiator: None,
             games: 0,
             closed: [false; 2],
+            drawn: None,
         }
     }
 
@@ -330,6 +336,22 @@ impl Observer {
     /// The running game, or the last one (the normal start before the first).
     pub fn current(&self) -> &Game {
         &self.game
+    }
+
+    /// How the rules end the running game (or the last one): its final position (no legal
+    /// move, or a draw rule), or a draw rule met at an earlier position since the last
+    /// take-back; `None` while the rules let it go on.
+    pub fn rules_ending(&self) -> Option<(GameResult, Termination)> {
+        let side_to_move = self.game.position().side_to_move();
+        match self.game.outcome() {
+            Some(outcome @ Outcome::Win { winner, .. }) => {
+                Some((win(winner), Termination::of_outcome(outcome, side_to_move)))
+            }
+            Some(Outcome::Draw(reason)) => Some((GameResult::Draw, Termination::DrawRule(reason))),
+            None => {
+                (self.drawn).map(|(_, reason)| (GameResult::Draw, Termination::DrawRule(reason)))
+            }
+        }
     }
 
     /// The colour `party` plays in the running game.
@@ -492,6 +514,7 @@ impl Observer {
                     Color::Black => from.other(),
                 };
                 self.game = Game::new(start);
+                self.drawn = None;
                 self.phase = Phase::Playing(Followed {
                     number,
                     white,
@@ -503,6 +526,7 @@ impl Observer {
                     number,
                     white,
                     start,
+                    request,
                 });
                 observed
             }
@@ -547,6 +571,11 @@ impl Observer {
             Ok(legal) => {
                 self.game.play(legal);
                 followed.offender = None;
+                if self.drawn.is_none()
+                    && let Some(Outcome::Draw(reason)) = self.game.outcome()
+                {
+                    self.drawn = Some((self.game.ply(), reason));
+                }
                 Observed::meaning(Meaning::Moved {
                     number,
                     ply: self.game.ply(),
@@ -673,6 +702,7 @@ impl Observer {
             Some(ply) => {
                 let before = self.game.position().side_to_move();
                 self.game.truncate(ply);
+                self.drawn = self.drawn.filter(|(at, _)| *at <= ply);
                 Observed::meaning(Meaning::TakenBack {
                     number: followed.number,
                     ply,

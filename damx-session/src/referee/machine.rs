@@ -17,7 +17,6 @@ use crate::convert::move_to_wire;
 use crate::dialogue::{
     Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, Party, Rule, SEND_AWAY,
     acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, is_noise,
-    rules_ending,
 };
 use crate::driver::dxp_name;
 use crate::machine::Incoming;
@@ -469,7 +468,7 @@ impl RefereeMachine {
                 millis,
             },
         );
-        if let Some(verdict) = rules_verdict(&self.game) {
+        if let Some(verdict) = self.rules_verdict(color) {
             self.decide(verdict, now, out);
         } else if let Some((result, how)) = self.judge.database(&self.game) {
             let verdict = Verdict {
@@ -515,7 +514,7 @@ impl RefereeMachine {
             note(out, color, "sent GAMEEND out of turn (honoured)");
         }
         if end.reason != EndReason::GiveUp
-            && let Some(verdict) = rules_verdict(&self.game)
+            && let Some(verdict) = self.rules_verdict(color)
         {
             self.acknowledge(color, end, out);
             self.decide(verdict, now, out);
@@ -807,6 +806,22 @@ impl RefereeMachine {
         }
     }
 
+    /// The verdict of the rules in the game of `color`'s dialogue (which has `color`'s last
+    /// move, relayed or not).
+    fn rules_verdict(&self, color: Color) -> Option<Verdict> {
+        let (result, termination) = self.seats[color.index()].dialogue.rules_ending()?;
+        let detail = match &termination {
+            Termination::DrawRule(draw) => draw.to_string(),
+            termination => termination.to_string(),
+        };
+        Some(Verdict {
+            result,
+            reason: termination.reason(),
+            detail,
+            disqualified: Vec::new(),
+        })
+    }
+
     /// Sends `message` to `color`'s program, and follows it in that dialogue.
     fn send(&mut self, color: Color, message: impl Into<Message>, out: &mut Vec<RefereeOutput>) {
         let message = message.into();
@@ -822,21 +837,6 @@ impl RefereeMachine {
             out.push(RefereeOutput::Close(color));
         }
     }
-}
-
-/// The verdict of the rules, in the game's final position.
-fn rules_verdict(game: &Game) -> Option<Verdict> {
-    let (result, termination) = rules_ending(game, None)?;
-    let detail = match &termination {
-        Termination::DrawRule(draw) => draw.to_string(),
-        termination => termination.to_string(),
-    };
-    Some(Verdict {
-        result,
-        reason: termination.reason(),
-        detail,
-        disqualified: Vec::new(),
-    })
 }
 
 fn event(out: &mut Vec<RefereeOutput>, event: RefereeEvent) {
