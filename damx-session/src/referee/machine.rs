@@ -145,7 +145,7 @@ impl Seat {
             dxp_name: None,
             stop: false,
             noise: NoiseMeter::new(config.noise),
-            dialogue: Observer::new(),
+            dialogue: Observer::with_initiator(REFEREE),
         }
     }
 
