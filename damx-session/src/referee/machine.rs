@@ -221,12 +221,11 @@ impl RefereeMachine {
             RefereeInput::StopAfter => self.setup.stop_after = [true, true],
             RefereeInput::Abort => {
                 self.aborting = true;
-                let verdict = Verdict {
-                    result: GameResult::Unfinished,
-                    reason: Reason::Aborted,
-                    detail: "the referee was stopped".to_owned(),
-                    disqualified: Vec::new(),
-                };
+                let verdict = decided(
+                    GameResult::Unfinished,
+                    Reason::Aborted,
+                    "the referee was stopped",
+                );
                 self.decide(verdict, now, &mut out);
             }
         }
@@ -257,11 +256,12 @@ impl RefereeMachine {
     pub fn into_report(self) -> GameReport {
         let keep = self.seats.clone().map(|seat| seat.phase == Phase::Finished);
         GameReport {
-            verdict: self.verdict.unwrap_or(Verdict {
-                result: GameResult::Unfinished,
-                reason: Reason::Aborted,
-                detail: "the game was not finished".to_owned(),
-                disqualified: Vec::new(),
+            verdict: (self.verdict).unwrap_or_else(|| {
+                decided(
+                    GameResult::Unfinished,
+                    Reason::Aborted,
+                    "the game was not finished",
+                )
             }),
             moves: self.game.moves().to_vec(),
             millis: self.millis,
@@ -471,13 +471,7 @@ impl RefereeMachine {
         if let Some(verdict) = self.rules_verdict(color) {
             self.decide(verdict, now, out);
         } else if let Some((result, how)) = self.judge.database(&self.game) {
-            let verdict = Verdict {
-                result,
-                reason: Reason::Egdb,
-                detail: how,
-                disqualified: Vec::new(),
-            };
-            self.decide(verdict, now, out);
+            self.decide(decided(result, Reason::Egdb, how), now, out);
         } else if self
             .config
             .adjudication
@@ -486,13 +480,8 @@ impl RefereeMachine {
         {
             let cap = self.config.adjudication.max_moves.unwrap_or_default();
             let (result, how) = self.judge.judge(&self.game);
-            let verdict = Verdict {
-                result,
-                reason: Reason::MoveCap,
-                detail: format!("{cap} moves each; {how}"),
-                disqualified: Vec::new(),
-            };
-            self.decide(verdict, now, out);
+            let detail = format!("{cap} moves each; {how}");
+            self.decide(decided(result, Reason::MoveCap, detail), now, out);
         } else {
             self.send(!color, move_to_wire(&mv, spent), out);
             self.await_move(!color, now);
@@ -530,31 +519,17 @@ impl RefereeMachine {
         let (result, termination) = claim_ending(color, end.reason);
         let trusted = end.reason == EndReason::GiveUp || self.config.claims == ClaimPolicy::Trust;
         let verdict = match result {
-            Some(result) if trusted => Verdict {
-                result,
-                reason: termination.reason(),
-                detail,
-                disqualified: Vec::new(),
-            },
+            Some(result) if trusted => decided(result, termination.reason(), detail),
             _ if self.config.claims == ClaimPolicy::Strict => {
                 Verdict::forfeit(color, Reason::FalseClaim, detail)
             }
             _ => {
                 let (result, how) = self.judge.judge(&self.game);
-                Verdict {
-                    result,
-                    reason: termination.reason(),
-                    detail: format!("{detail}; {how}"),
-                    disqualified: Vec::new(),
-                }
+                decided(result, termination.reason(), format!("{detail}; {how}"))
             }
         };
         self.acknowledge(color, end, out);
-        if verdict.disqualified.is_empty() {
-            self.decide(verdict, now, out);
-        } else {
-            self.disqualify(verdict, now, out);
-        }
+        self.decide(verdict, now, out);
     }
 
     // ---- time ----------------------------------------------------------------------------
@@ -700,10 +675,13 @@ impl RefereeMachine {
         now: Instant,
         out: &mut Vec<RefereeOutput>,
     ) {
-        self.disqualify(Verdict::forfeit(color, reason, detail), now, out);
+        self.decide(Verdict::forfeit(color, reason, detail), now, out);
     }
 
-    fn disqualify(&mut self, verdict: Verdict, now: Instant, out: &mut Vec<RefereeOutput>) {
+    /// The game is decided: each program still in it gets its GAMEEND, an offender at once,
+    /// the others on the referee's turn. A second decision changes nothing; its offenders are
+    /// noted.
+    fn decide(&mut self, verdict: Verdict, now: Instant, out: &mut Vec<RefereeOutput>) {
         if self.verdict.is_some() {
             // The game is decided already: a second offence changes nothing but is noted.
             for &color in &verdict.disqualified {
@@ -734,14 +712,6 @@ impl RefereeMachine {
             }
         }
         self.settle(now, out);
-    }
-
-    /// The game is decided: each program still in it gets its GAMEEND on the referee's turn.
-    fn decide(&mut self, verdict: Verdict, now: Instant, out: &mut Vec<RefereeOutput>) {
-        if self.verdict.is_none() {
-            self.verdict = Some(verdict);
-            self.settle(now, out);
-        }
     }
 
     /// Each program still in the decided game gets its GAMEEND on the referee's turn.
@@ -814,12 +784,7 @@ impl RefereeMachine {
             Termination::DrawRule(draw) => draw.to_string(),
             termination => termination.to_string(),
         };
-        Some(Verdict {
-            result,
-            reason: termination.reason(),
-            detail,
-            disqualified: Vec::new(),
-        })
+        Some(decided(result, termination.reason(), detail))
     }
 
     /// Sends `message` to `color`'s program, and follows it in that dialogue.
@@ -836,6 +801,17 @@ impl RefereeMachine {
             seat.deadline = None;
             out.push(RefereeOutput::Close(color));
         }
+    }
+}
+
+/// A verdict that disqualifies no one.
+fn decided(result: GameResult, reason: Reason, detail: impl Into<String>) -> Verdict {
+    let detail = detail.into();
+    Verdict {
+        result,
+        reason,
+        detail,
+        disqualified: Vec::new(),
     }
 }
 
