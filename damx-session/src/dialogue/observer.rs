@@ -354,6 +354,15 @@ impl Observer {
         }
     }
 
+    /// Whether a GAMEEND of the last handshake carried stop code `1`: the session is over, or
+    /// will be once the first GAMEEND is acknowledged.
+    pub fn stopping(&self) -> bool {
+        matches!(
+            self.phase,
+            Phase::Stopped | Phase::Ending { stop: true, .. }
+        )
+    }
+
     /// The colour `party` plays in the running game.
     pub fn color_of(&self, party: Party) -> Option<Color> {
         let white = self.followed()?.white;

@@ -124,8 +124,6 @@ struct Seat {
     /// When the current wait ends.
     deadline: Option<Instant>,
     dxp_name: Option<String>,
-    /// A stop code `1` was exchanged: close after the handshake.
-    stop: bool,
     /// The noise this program made against the budget.
     noise: NoiseMeter,
     /// The dialogue with this program (the referee is [`REFEREE`], the program [`PROGRAM`]).
@@ -143,7 +141,6 @@ impl Seat {
             phase: Phase::Idle,
             deadline: None,
             dxp_name: None,
-            stop: false,
             noise: NoiseMeter::new(config.noise),
             dialogue: Observer::with_initiator(REFEREE),
         }
@@ -377,11 +374,7 @@ impl RefereeMachine {
                 self.send_end(color, now, out);
             }
             (Phase::OweEnd, Message::GameEnd(end)) => self.acknowledge(color, end, out),
-            (Phase::AwaitAck, Message::GameEnd(end)) => {
-                let seat = self.seat(color);
-                seat.stop |= end.stop == StopCode::Stop;
-                self.finish_seat(color, out);
-            }
+            (Phase::AwaitAck, Message::GameEnd(_)) => self.finish_seat(color, out),
             (_, message) => {
                 let what = format!("{} ignored: {message}", message.kind());
                 note(out, color, &what);
@@ -747,7 +740,6 @@ impl RefereeMachine {
         self.send(color, game_end(reason, stop), out);
         let deadline = now + self.config.reply_timeout;
         let seat = self.seat(color);
-        seat.stop |= stop;
         seat.phase = Phase::AwaitAck;
         seat.deadline = Some(deadline);
     }
@@ -756,18 +748,17 @@ impl RefereeMachine {
     fn acknowledge(&mut self, color: Color, end: GameEnd, out: &mut Vec<RefereeOutput>) {
         let stop = end.stop == StopCode::Stop || self.our_stop(color);
         self.send(color, acknowledgement(stop), out);
-        self.seat(color).stop |= stop;
         self.finish_seat(color, out);
     }
 
     fn our_stop(&self, color: Color) -> bool {
-        self.setup.stop_after[color.index()] || self.aborting || self.seats[color.index()].stop
+        self.setup.stop_after[color.index()] || self.aborting
     }
 
     /// The handshake with `color` is over: keep the connection, or close it after a stop code
-    /// `1`.
+    /// `1` from either side.
     fn finish_seat(&mut self, color: Color, out: &mut Vec<RefereeOutput>) {
-        if self.seats[color.index()].stop {
+        if self.seats[color.index()].dialogue.stopping() {
             self.close_seat(color, out);
         } else {
             let seat = self.seat(color);
