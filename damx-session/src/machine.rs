@@ -20,9 +20,10 @@
 //!
 //! # Decisions (where the spec leaves room or assumes a correct peer)
 //!
-//! - **What DXP allows** is the [`Observer`]'s: the machine feeds it
-//!   every message it sends and receives, and it holds the game's position and says what a
-//!   message means or which rule it breaks. What follows is the player's policy on top.
+//! - **What DXP allows** is the [`Observer`]'s: the machine feeds it every message it sends
+//!   and receives, and it holds the game's position and whose turn it is, and says what a
+//!   message means or which rule it breaks. The machine's phase is the dialogue's turn while
+//!   a game runs, else the role's wait. What follows is the player's policy on top.
 //! - **Ending a game.** On our turn we send GAMEEND instead of a MOVE when we have no legal
 //!   move (reason `1`), a draw rule applied at any position since the last take-back (reason
 //!   `2`; so a peer that plays on past a draw still gets the draw), the opponent's clock as we

@@ -72,23 +72,31 @@ impl fmt::Display for Party {
 /// What kind of rule a [`Breach`] (or a role's own finding) is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rule {
-    /// A frame that is not a DXP message.
+    /// A frame that is not a DXP message (bad framing, undecodable).
     BadFrame,
-    /// A message the dialogue does not allow in its state.
+    /// A message the dialogue does not allow in its state: a GAMEACC without a GAMEREQ, a
+    /// GAMEREQ from the Follower or during a game, a MOVE outside a game, a BACKACC without a
+    /// BACKREQ, a second GAMEEND before the acknowledgement, a GAMEEND between games.
     OutOfState,
-    /// A MOVE, or a first GAMEEND, from the party that is not to move.
+    /// A MOVE, or a first GAMEEND, from the party that is not to move (a GAMEEND that answers
+    /// the opponent's illegal or out-of-turn MOVE may come at any time).
     OutOfTurn,
-    /// A MOVE that is not legal in the game's position.
+    /// A MOVE that is not legal in the game's position (matched by from, to and the set of
+    /// captured squares); the game goes on without it.
     IllegalMove,
-    /// A field value the spec does not allow there.
+    /// A field value the spec does not allow there: a GAMEACC `0` to a request of another
+    /// protocol version or with an impossible start, an acknowledgement with a reason other
+    /// than `0`.
     BadField,
-    /// A first GAMEEND that was not acknowledged with a GAMEEND.
+    /// A first GAMEEND that was not acknowledged with a GAMEEND: the other party sent
+    /// something else, or closed.
     MissingAck,
-    /// A message after a handshake with stop code `1`.
+    /// Anything but a CHAT after a GAMEEND handshake with stop code `1`.
     AfterStop,
     /// The connection was closed during a game.
     ClosedInGame,
-    /// More noise than the [`NoiseBudget`](crate::config::NoiseBudget) allows.
+    /// More bad frames, chats, take-back requests and breaches at once (or in all) than the
+    /// [`NoiseBudget`](crate::config::NoiseBudget) allows.
     Noise,
 }
 
