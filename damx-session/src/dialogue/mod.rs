@@ -9,12 +9,10 @@
 //! - [`game_request`]: the GAMEREQ for a game's settings (clamped to what the fields hold, the
 //!   normal start as `A`), and [`game_answer`]: what a GAMEACC code says, and whether another
 //!   game may be asked for after it;
-//! - [`read_move`]: a MOVE counts only from the side to move and as a legal move
-//!   ([`MoveFault`] otherwise);
 //! - [`frame_fault`]: how bad a frame that is not a message is ([`FrameFault`]): a lone NUL or a
 //!   frame cut by the end of the stream carries nothing, a broken CHAT changes no state, anything
 //!   else breaks the dialogue;
-//! - [`game_end`] and [`stop_code`]: a GAMEEND; [`acknowledgement`], the GAMEEND that answers
+//! - [`game_end`]: a GAMEEND; [`acknowledgement`], the GAMEEND that answers
 //!   one (reason `0`, stop code `1` when either side asks to stop); [`SEND_AWAY`], the one that
 //!   ends a game with a peer that is silent or too noisy;
 //! - `Clock`: the time each side used, charged from the start of its turn to its move;
@@ -47,14 +45,14 @@ mod observer;
 
 use std::time::{Duration, Instant};
 
-use damx_rules::{Color, GameResult, Move, Position};
+use damx_rules::{Color, GameResult, Position};
 use damx_wire::{
     AcceptCode, EndReason, FrameErrorKind, GameEnd, GameReq, Message, Minutes, MoveLimit, Name,
     ProtocolVersion, StopCode, StreamError,
 };
 
 use crate::config::NoiseBudget;
-use crate::convert::{MoveMatchError, color_to_wire, match_move, start_to_wire};
+use crate::convert::{color_to_wire, start_to_wire};
 use crate::record::{Termination, win};
 
 pub use observer::{Breach, Meaning, Observed, Observer, Party, Rule};
@@ -91,32 +89,6 @@ pub const fn game_answer(code: AcceptCode) -> (&'static str, bool) {
     }
 }
 
-/// Why a received MOVE cannot be played.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MoveFault {
-    /// Its sender is not to move.
-    OutOfTurn,
-    /// No legal move has its from, to and set of captured squares.
-    Illegal(MoveMatchError),
-}
-
-/// The legal move in `position` that `received` stands for, from a sender that is to move
-/// (`to_move`): a MOVE counts only from the side to move, and only as a legal move
-/// ([`match_move`]).
-///
-/// # Errors
-/// A [`MoveFault`]: out of turn first, else why no legal move matches.
-pub fn read_move(
-    position: &Position,
-    to_move: bool,
-    received: &damx_wire::Move,
-) -> Result<Move, MoveFault> {
-    if !to_move {
-        return Err(MoveFault::OutOfTurn);
-    }
-    match_move(position, received).map_err(MoveFault::Illegal)
-}
-
 /// How much a frame that is not a DXP message matters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FrameFault {
@@ -142,21 +114,14 @@ pub fn frame_fault(error: &StreamError) -> FrameFault {
     }
 }
 
-/// The stop code that says `stop`.
-pub const fn stop_code(stop: bool) -> StopCode {
-    if stop {
+/// A GAMEEND with `reason`, asking to stop (stop code `1`) if `stop`.
+pub const fn game_end(reason: EndReason, stop: bool) -> GameEnd {
+    let stop = if stop {
         StopCode::Stop
     } else {
         StopCode::Continue
-    }
-}
-
-/// A GAMEEND with `reason`, asking to stop if `stop`.
-pub const fn game_end(reason: EndReason, stop: bool) -> GameEnd {
-    GameEnd {
-        reason,
-        stop: stop_code(stop),
-    }
+    };
+    GameEnd { reason, stop }
 }
 
 /// The GAMEEND that acknowledges one: reason `0`, and stop code `1` when either side asks to

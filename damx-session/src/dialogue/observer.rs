@@ -27,8 +27,9 @@ use std::fmt;
 use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
 use damx_wire::{AcceptCode, BackAccCode, EndReason, GameReq, Message, StopCode};
 
-use crate::convert::{MoveMatchError, back_request_ply, color_from_wire, start_position};
-use crate::dialogue::{MoveFault, read_move};
+use crate::convert::{
+    MoveMatchError, back_request_ply, color_from_wire, match_move, start_position,
+};
 use crate::record::{Termination, win};
 
 /// One of the two ends of the dialogue.
@@ -578,13 +579,16 @@ impl Observer {
             Phase::Ending { .. } => return self.outside_game("sent a MOVE after its GAMEEND"),
             _ => return self.outside_game("sent a MOVE outside a game"),
         };
-        let before = *self.game.position();
-        let number = followed.number;
-        match read_move(
-            &before,
-            followed.party_of(self.game.position().side_to_move()) == from,
-            mv,
-        ) {
+        let (before, number) = (*self.game.position(), followed.number);
+        let color = before.side_to_move();
+        // A MOVE counts only from the side to move, and only as a legal move.
+        let to_move = followed.party_of(color);
+        if to_move != from {
+            followed.offender = Some(from);
+            let what = format!("sent a MOVE in game {number} when {to_move} ({color}) was to move");
+            return Observed::breach(Rule::OutOfTurn, what);
+        }
+        match match_move(&before, mv) {
             Ok(legal) => {
                 self.game.play(legal);
                 followed.offender = None;
@@ -601,24 +605,14 @@ impl Observer {
                     outcome: self.game.outcome(),
                 })
             }
-            Err(fault) => {
+            Err(error) => {
                 followed.offender = Some(from);
-                let color = before.side_to_move();
-                Observed::broke(match fault {
-                    MoveFault::OutOfTurn => {
-                        let to_move = followed.party_of(color);
-                        let what = format!(
-                            "sent a MOVE in game {number} when {to_move} ({color}) was to move"
-                        );
-                        Breach::new(Rule::OutOfTurn, what)
-                    }
-                    MoveFault::Illegal(error) => Breach {
-                        rule: Rule::IllegalMove,
-                        what: format!(
-                            "sent an illegal move in game {number} ({color} to move): {error}"
-                        ),
-                        illegal: Some(error),
-                    },
+                Observed::broke(Breach {
+                    rule: Rule::IllegalMove,
+                    what: format!(
+                        "sent an illegal move in game {number} ({color} to move): {error}"
+                    ),
+                    illegal: Some(error),
                 })
             }
         }
