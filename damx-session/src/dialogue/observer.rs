@@ -808,6 +808,73 @@ mod tests {
         );
     }
 
+    /// A draw rule met once still ends the game after the players play past it, until a
+    /// take-back goes back before it.
+    #[test]
+    fn a_draw_rule_holds_until_a_take_back() {
+        let start: Position = "B:WK36:BK1".parse().expect("a position");
+        let name = damx_wire::Name::new("damx").expect("a name");
+        let request = crate::dialogue::game_request(name, Color::Black, 5, 0, Some(&start));
+        let mut observer = Observer::new();
+        observer.observe(A, &Message::GameReq(request));
+        feed(&mut observer, &[(B, "Apeer                            0")]);
+        let shuffle = ["M0000010600", "M0000364100", "M0000060100", "M0000413600"];
+        let players = [B, A, B, A];
+        for _ in 0..2 {
+            let frames: Vec<_> = players.into_iter().zip(shuffle).collect();
+            assert!(
+                feed(&mut observer, &frames)
+                    .iter()
+                    .all(|seen| seen.breaches.is_empty())
+            );
+        }
+        let drawn = Some((
+            GameResult::Draw,
+            Termination::DrawRule(DrawReason::Repetition),
+        ));
+        assert_eq!(observer.rules_ending(), drawn);
+        feed(&mut observer, &[(B, "M0000010600")]);
+        assert_eq!(observer.rules_ending(), drawn, "played past");
+        feed(&mut observer, &[(B, "B001W"), (A, "K0")]);
+        assert_eq!(observer.current().ply(), 1);
+        assert_eq!(observer.rules_ending(), None);
+    }
+
+    /// With the Initiator known, the Follower's GAMEREQ breaks the rules and asks for nothing:
+    /// the Initiator's request still waits for its answer. A handshake with stop code `1`
+    /// stops the dialogue from the first GAMEEND on.
+    #[test]
+    fn the_followers_gamereq_and_the_stop() {
+        let mut observer = Observer::with_initiator(A);
+        let seen = feed(
+            &mut observer,
+            &[
+                (A, "R01damx                            Z005000A"),
+                (B, "R01peer                            Z005000A"),
+                (B, "Apeer                            0"),
+            ],
+        );
+        assert_eq!(
+            said(&seen[1]),
+            [
+                (Rule::OutOfState, "sent a GAMEREQ, but it is the Follower"),
+                (
+                    Rule::OutOfState,
+                    "sent a GAMEREQ before game 1 was answered"
+                ),
+            ]
+        );
+        assert!(matches!(
+            seen[2].meaning,
+            Some(Meaning::Started { number: 1, .. })
+        ));
+        assert!(!observer.stopping());
+        feed(&mut observer, &[(A, "E01")]);
+        assert!(observer.stopping(), "once asked");
+        feed(&mut observer, &[(B, "E00")]);
+        assert!(observer.stopping() && observer.game().is_none());
+    }
+
     /// A GAMEEND from the side not to move breaks the turn, unless it answers an offence;
     /// the acknowledgement ends the game, and a stray GAMEEND afterwards is out of a game.
     #[test]
