@@ -89,7 +89,7 @@ use damx_wire::{
 use crate::config::{Role, RoleConfig, SessionConfig, Timeouts};
 use crate::convert::{back_request_for_ply, color_from_wire, move_to_wire, start_position};
 use crate::dialogue::{
-    Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, Party, Rule, SEND_AWAY,
+    Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER, Rule, SEND_AWAY, US,
     acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, is_noise,
 };
 use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
@@ -351,11 +351,6 @@ pub struct PlayerMachine {
     /// position of the game.
     dialogue: Observer,
 }
-
-/// Our end of the dialogue.
-const US: Party = Party::A;
-/// The peer's end.
-const PEER: Party = Party::B;
 
 impl PlayerMachine {
     /// A machine for `config`'s role and settings, sending `name`, answering take-backs with

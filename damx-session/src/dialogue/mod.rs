@@ -57,6 +57,11 @@ use crate::record::{Termination, win};
 
 pub use observer::{Breach, Meaning, Observed, Observer, Party, Rule};
 
+/// Our end of a dialogue a role takes part in (the player's, the referee's seat's).
+pub(crate) const US: Party = Party::A;
+/// The other end: the peer, or the refereed program.
+pub(crate) const PEER: Party = Party::B;
+
 /// The GAMEREQ that asks for a game: the Follower plays `follower_color`, `minutes` of thinking
 /// time each and `move_limit` moves (0: none), clamped to what the fields hold; `start` `None`
 /// (or the normal start) goes as `A`.

@@ -15,8 +15,9 @@ use super::{
 };
 use crate::convert::move_to_wire;
 use crate::dialogue::{
-    Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, Party, Rule, SEND_AWAY,
-    acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, is_noise,
+    Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER as PROGRAM, Rule,
+    SEND_AWAY, US as REFEREE, acknowledgement, claim_ending, frame_fault, game_answer, game_end,
+    game_request, is_noise,
 };
 use crate::driver::dxp_name;
 use crate::machine::Incoming;
@@ -129,11 +130,6 @@ struct Seat {
     /// The dialogue with this program (the referee is [`REFEREE`], the program [`PROGRAM`]).
     dialogue: Observer,
 }
-
-/// The referee's end of a seat's dialogue.
-const REFEREE: Party = Party::A;
-/// The program's end.
-const PROGRAM: Party = Party::B;
 
 impl Seat {
     fn new(config: &RefereeConfig) -> Seat {
