@@ -249,7 +249,7 @@ impl RefereeMachine {
     pub fn into_report(self) -> GameReport {
         let keep = self.seats.clone().map(|seat| seat.phase == Phase::Finished);
         GameReport {
-            verdict: (self.verdict).unwrap_or_else(|| {
+            verdict: self.verdict.unwrap_or_else(|| {
                 decided(
                     GameResult::Unfinished,
                     Reason::Aborted,
