@@ -20,9 +20,10 @@
 //!
 //! # Decisions (where the spec leaves room or assumes a correct peer)
 //!
-//! - **What DXP allows** is the [`Observer`]'s: the machine feeds it
-//!   every message it sends and receives, and it holds the game's position and says what a
-//!   message means or which rule it breaks. What follows is the player's policy on top.
+//! - **What DXP allows** is the [`Observer`]'s: the machine feeds it every message it sends
+//!   and receives, and it holds the game's position and whose turn it is, and says what a
+//!   message means or which rule it breaks. The machine's phase is the dialogue's turn while
+//!   a game runs, else the role's wait. What follows is the player's policy on top.
 //! - **Ending a game.** On our turn we send GAMEEND instead of a MOVE when we have no legal
 //!   move (reason `1`), a draw rule applied at any position since the last take-back (reason
 //!   `2`; so a peer that plays on past a draw still gets the draw), the opponent's clock as we
@@ -73,24 +74,23 @@
 //!   reported and also gives up. Its move goes out with the whole seconds of our turn.
 //!
 //! [`Timeouts::peer_move`]: crate::Timeouts::peer_move
-//! [`rules_ending`]: crate::dialogue::rules_ending
+//! [`rules_ending`]: crate::dialogue::Observer::rules_ending
 //! [`claim_ending`]: crate::dialogue::claim_ending
 //! [`frame_fault`]: crate::dialogue::frame_fault
 
 use std::time::{Duration, Instant};
 
-use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
+use damx_rules::{Color, Game, GameResult, Move, Position};
 use damx_wire::{
     AcceptCode, BackAcc, BackAccCode, BackReq, Chat, EndReason, GameAcc, GameReq, MAX_CHAT_LEN,
-    Message, Minutes, Name, ProtocolVersion, RawBytes, StopCode, StreamError,
+    Message, Name, ProtocolVersion, RawBytes, StopCode, StreamError,
 };
 
-use crate::config::{GameSettings, Role, RoleConfig, SessionConfig, Timeouts};
+use crate::config::{Role, RoleConfig, SessionConfig, Timeouts};
 use crate::convert::{back_request_for_ply, color_from_wire, move_to_wire, start_position};
 use crate::dialogue::{
-    Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, Party, Rule, SEND_AWAY,
+    Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER, Rule, SEND_AWAY, US,
     acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, is_noise,
-    rules_ending,
 };
 use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
 use crate::player::{ClockState, GameInfo, TakeBackPolicy};
@@ -198,8 +198,6 @@ struct Play {
     peer_backreq: Option<Instant>,
     /// A GAMEEND the user asked for while it was not our turn.
     pending_end: Option<EndReason>,
-    /// The first ply at which a draw rule applied, and which.
-    drawn: Option<(usize, DrawReason)>,
     /// The first side whose clock ran out beyond the grace.
     flagged: Option<Color>,
     /// When the peer's move is due, on its turn.
@@ -216,7 +214,6 @@ impl Play {
             our_backreq: None,
             peer_backreq: None,
             pending_end: None,
-            drawn: None,
             flagged: None,
             peer_deadline: None,
         }
@@ -233,6 +230,15 @@ impl Play {
     fn remaining(&self, color: Color) -> Option<Duration> {
         let budget = self.info.time_per_player()?;
         Some(self.clock.remaining(budget, color))
+    }
+
+    /// When the peer's move is due if its turn starts at `since`: its clock and the grace, or
+    /// the move time-out without a clock.
+    fn peer_deadline(&self, timeouts: &Timeouts, since: Instant) -> Option<Instant> {
+        match self.remaining(self.their_color()) {
+            Some(left) => Some(since + left + timeouts.clock_grace),
+            None => timeouts.peer_move.map(|limit| since + limit),
+        }
     }
 
     fn clock_state(&self, game: &Game) -> ClockState {
@@ -267,16 +273,17 @@ impl Play {
         spent
     }
 
-    /// The result when the rules decide it: the final position, or a draw rule met earlier.
-    fn rules_verdict(&self, game: &Game) -> Option<(GameResult, Termination)> {
-        rules_ending(game, self.drawn.map(|(_, reason)| reason))
-    }
-
-    /// The result of a game ended by `ender`'s GAMEEND with `reason`.
-    fn verdict(&self, game: &Game, ender: Color, reason: EndReason) -> (GameResult, Termination) {
-        if let Some(verdict) = self.rules_verdict(game) {
+    /// The result of the `dialogue`'s game ended by `ender`'s GAMEEND with `reason`.
+    fn verdict(
+        &self,
+        dialogue: &Observer,
+        ender: Color,
+        reason: EndReason,
+    ) -> (GameResult, Termination) {
+        if let Some(verdict) = dialogue.rules_ending() {
             return verdict;
         }
+        let game = dialogue.current();
         match claim_ending(ender, reason) {
             (Some(result), termination) => (result, termination),
             (None, termination) => {
@@ -317,25 +324,6 @@ impl Play {
     }
 }
 
-/// The dialogue's state.
-#[derive(Debug)]
-enum Phase {
-    NotStarted,
-    AwaitingAcc {
-        settings: GameSettings,
-        deadline: Instant,
-    },
-    AwaitingRequest {
-        deadline: Instant,
-    },
-    Playing(Box<Play>),
-    Ending {
-        play: Box<Play>,
-        deadline: Instant,
-    },
-    Closed,
-}
-
 /// The DXP dialogue of one connection, for either role. See the module documentation.
 #[derive(Debug)]
 pub struct PlayerMachine {
@@ -345,7 +333,11 @@ pub struct PlayerMachine {
     end_on_time: bool,
     name: Name,
     policy: TakeBackPolicy,
-    phase: Phase,
+    started: bool,
+    /// The running game, also while our GAMEEND waits for its acknowledgement.
+    play: Option<Play>,
+    /// When the GAMEACC, the GAMEREQ or the acknowledgement of our GAMEEND is due.
+    deadline: Option<Instant>,
     /// Games started so far (the number of the last one).
     games_started: u32,
     /// The Initiator's next entry of its plan.
@@ -355,20 +347,19 @@ pub struct PlayerMachine {
     next_ticket: u64,
     close_reason: Option<CloseReason>,
     noise: NoiseMeter,
-    /// The dialogue as DXP sees it (we are [`US`], the peer [`PEER`]): its phase, and the
+    /// The dialogue as DXP sees it (we are [`US`], the peer [`PEER`]): its turns, and the
     /// position of the game.
     dialogue: Observer,
 }
-
-/// Our end of the dialogue.
-const US: Party = Party::A;
-/// The peer's end.
-const PEER: Party = Party::B;
 
 impl PlayerMachine {
     /// A machine for `config`'s role and settings, sending `name`, answering take-backs with
     /// `policy`. Call [`PlayerMachine::start`] next.
     pub fn new(config: &SessionConfig, name: Name, policy: TakeBackPolicy) -> PlayerMachine {
+        let initiator = match config.role.role() {
+            Role::Initiator => US,
+            Role::Follower => PEER,
+        };
         PlayerMachine {
             role: config.role.clone(),
             timeouts: config.timeouts,
@@ -376,14 +367,16 @@ impl PlayerMachine {
             end_on_time: config.end_on_time,
             name,
             policy,
-            phase: Phase::NotStarted,
+            started: false,
+            play: None,
+            deadline: None,
             games_started: 0,
             next_request: 0,
             want_stop: false,
             next_ticket: 0,
             close_reason: None,
             noise: NoiseMeter::new(config.noise),
-            dialogue: Observer::new(),
+            dialogue: Observer::with_initiator(initiator),
         }
     }
 
@@ -391,13 +384,11 @@ impl PlayerMachine {
     /// starts waiting for one.
     pub fn start(&mut self, now: Instant) -> Vec<Output> {
         let mut out = Vec::new();
-        if matches!(self.phase, Phase::NotStarted) {
-            self.phase = match self.role.role() {
+        if !std::mem::replace(&mut self.started, true) && !self.is_closed() {
+            match self.role.role() {
                 Role::Initiator => self.request_next(now, &mut out),
-                Role::Follower => Phase::AwaitingRequest {
-                    deadline: now + self.timeouts.first_request,
-                },
-            };
+                Role::Follower => self.deadline = Some(now + self.timeouts.first_request),
+            }
         }
         out
     }
@@ -405,60 +396,49 @@ impl PlayerMachine {
     /// Handles one input at time `now`; returns what to do, in order.
     pub fn handle(&mut self, now: Instant, input: Input) -> Vec<Output> {
         let mut out = Vec::new();
-        let phase = std::mem::replace(&mut self.phase, Phase::Closed);
-        self.phase = match phase {
-            Phase::Closed => Phase::Closed,
-            phase => match input {
-                Input::Peer(incoming) => {
-                    let noisy = match &incoming {
-                        Incoming::Bad(_) => true,
-                        Incoming::Message(message) => is_noise(message),
-                        Incoming::Closed | Incoming::Failed(_) => false,
-                    };
-                    let phase = self.on_incoming(phase, now, incoming, &mut out);
-                    self.count_noise(phase, now, noisy, &mut out)
-                }
-                Input::MoveChosen { ticket, mv } => {
-                    self.on_move_chosen(phase, now, ticket, mv, &mut out)
-                }
-                Input::Command(command) => self.on_command(phase, now, command, &mut out),
-                Input::MoveSent { at } => self.on_move_sent(phase, at),
-                Input::Tick => self.on_tick(phase, now, &mut out),
-            },
-        };
+        if self.is_closed() {
+            return out;
+        }
+        match input {
+            Input::Peer(incoming) => self.on_incoming(now, incoming, &mut out),
+            Input::MoveChosen { ticket, mv } => self.on_move_chosen(now, ticket, mv, &mut out),
+            Input::Command(command) => self.on_command(now, command, &mut out),
+            Input::MoveSent { at } => self.on_move_sent(at),
+            Input::Tick => self.on_tick(now, &mut out),
+        }
         out
     }
 
     /// When the next [`Input::Tick`] is due, if a deadline is running.
     pub fn next_deadline(&self) -> Option<Instant> {
-        match &self.phase {
-            Phase::AwaitingAcc { deadline, .. }
-            | Phase::AwaitingRequest { deadline }
-            | Phase::Ending { deadline, .. } => Some(*deadline),
-            Phase::Playing(play) => [play.peer_deadline, play.our_backreq, play.peer_backreq]
-                .into_iter()
-                .flatten()
-                .min(),
-            Phase::NotStarted | Phase::Closed => None,
+        match (&self.play, self.phase()) {
+            (_, PhaseKind::NotStarted | PhaseKind::Closed) => None,
+            (Some(play), PhaseKind::OurTurn | PhaseKind::TheirTurn) => {
+                [play.peer_deadline, play.our_backreq, play.peer_backreq]
+                    .into_iter()
+                    .flatten()
+                    .min()
+            }
+            _ => self.deadline,
         }
     }
 
-    /// Where the dialogue stands.
+    /// Where the dialogue stands: the dialogue's turn while a game runs, else the role's wait.
     pub fn phase(&self) -> PhaseKind {
-        match &self.phase {
-            Phase::NotStarted => PhaseKind::NotStarted,
-            Phase::AwaitingAcc { .. } => PhaseKind::AwaitingGameAcc,
-            Phase::AwaitingRequest { .. } => PhaseKind::AwaitingGameReq,
-            Phase::Playing(_) if self.our_turn() => PhaseKind::OurTurn,
-            Phase::Playing(_) => PhaseKind::TheirTurn,
-            Phase::Ending { .. } => PhaseKind::AwaitingEndAck,
-            Phase::Closed => PhaseKind::Closed,
+        match (&self.play, self.dialogue.to_move()) {
+            _ if self.is_closed() => PhaseKind::Closed,
+            _ if !self.started => PhaseKind::NotStarted,
+            (Some(_), Some(US)) => PhaseKind::OurTurn,
+            (Some(_), Some(_)) => PhaseKind::TheirTurn,
+            (Some(_), None) => PhaseKind::AwaitingEndAck,
+            (None, _) if self.role.role() == Role::Initiator => PhaseKind::AwaitingGameAcc,
+            (None, _) => PhaseKind::AwaitingGameReq,
         }
     }
 
     /// Whether the session is over (the driver closes the connection).
     pub fn is_closed(&self) -> bool {
-        matches!(self.phase, Phase::Closed)
+        self.close_reason.is_some()
     }
 
     /// Why the session ended, once it has.
@@ -468,12 +448,12 @@ impl PlayerMachine {
 
     /// The running game (also while its GAMEEND handshake runs).
     pub fn game(&self) -> Option<&Game> {
-        self.play().map(|_| self.dialogue.current())
+        self.play.as_ref().map(|_| self.dialogue.current())
     }
 
     /// What the running game is about.
     pub fn game_info(&self) -> Option<&GameInfo> {
-        self.play().map(|play| &play.info)
+        self.play.as_ref().map(|play| &play.info)
     }
 
     /// Our DXP name.
@@ -486,239 +466,192 @@ impl PlayerMachine {
         self.games_started
     }
 
-    fn play(&self) -> Option<&Play> {
-        match &self.phase {
-            Phase::Playing(play) | Phase::Ending { play, .. } => Some(play),
-            _ => None,
-        }
+    /// Whether a game runs (its GAMEEND handshake not begun).
+    fn in_game(&self) -> bool {
+        self.play.is_some() && self.dialogue.to_move().is_some()
     }
 
     // ---- the peer ------------------------------------------------------------------------
 
-    fn on_incoming(
-        &mut self,
-        phase: Phase,
-        now: Instant,
-        incoming: Incoming,
-        out: &mut Vec<Output>,
-    ) -> Phase {
+    fn on_incoming(&mut self, now: Instant, incoming: Incoming, out: &mut Vec<Output>) {
+        let noisy = match &incoming {
+            Incoming::Bad(_) => true,
+            Incoming::Message(message) => is_noise(message),
+            Incoming::Closed | Incoming::Failed(_) => false,
+        };
         match incoming {
-            Incoming::Message(message) => self.on_message(phase, now, message, out),
-            Incoming::Bad(error) => self.on_bad_frame(phase, now, error, out),
-            Incoming::Closed => self.on_connection_end(phase, CloseReason::PeerClosed, out),
+            Incoming::Message(message) => self.on_message(now, message, out),
+            Incoming::Bad(error) => self.on_bad_frame(now, error, out),
+            Incoming::Closed => self.on_connection_end(CloseReason::PeerClosed, out),
             Incoming::Failed(why) => {
-                self.on_connection_end(phase, CloseReason::ConnectionFailed(why), out)
+                self.on_connection_end(CloseReason::ConnectionFailed(why), out);
             }
         }
+        self.count_noise(now, noisy, out);
     }
 
-    fn on_message(
-        &mut self,
-        phase: Phase,
-        now: Instant,
-        message: Message,
-        out: &mut Vec<Output>,
-    ) -> Phase {
+    fn on_message(&mut self, now: Instant, message: Message, out: &mut Vec<Output>) {
+        let phase = self.phase();
         let observed = self.dialogue.observe(PEER, &message);
-        if let Some(Meaning::Chat(text)) = observed.meaning {
-            out.push(Output::Event(Event::ChatReceived(text)));
-            return phase;
-        }
         match (phase, message) {
-            (Phase::AwaitingAcc { settings, .. }, Message::GameAcc(acc)) => {
-                self.on_game_acc(settings, now, acc, out)
+            (_, Message::Chat(chat)) => {
+                out.push(Output::Event(Event::ChatReceived(chat.text().to_owned())));
             }
-            (Phase::AwaitingRequest { .. }, Message::GameReq(request))
-                if self.role.role() == Role::Follower =>
-            {
-                self.on_game_req(now, request, out)
+            (PhaseKind::AwaitingGameAcc, Message::GameAcc(acc)) => {
+                self.on_game_acc(now, acc, observed, out);
             }
-            (Phase::Playing(play), message) => {
-                self.on_message_in_game(play, now, message, observed, out)
+            (PhaseKind::AwaitingGameReq, Message::GameReq(request)) => {
+                self.on_game_req(now, request, out);
             }
-            (Phase::Ending { play, deadline }, message) => {
-                self.on_message_while_ending(play, deadline, now, message, out)
+            (PhaseKind::OurTurn | PhaseKind::TheirTurn, message) => {
+                self.on_message_in_game(now, message, observed, out);
             }
-            (phase @ (Phase::AwaitingAcc { .. } | Phase::AwaitingRequest { .. }), message)
-                if matches!(message, Message::GameEnd(_)) =>
-            {
-                let (what, raw) = ("GAMEEND between games".to_owned(), raw_of(&message));
+            (PhaseKind::AwaitingEndAck, message) => self.on_message_while_ending(now, message, out),
+            (PhaseKind::AwaitingGameAcc | PhaseKind::AwaitingGameReq, Message::GameEnd(end)) => {
+                let (what, raw) = ("GAMEEND between games".to_owned(), raw_of(&end.into()));
                 violation(what, raw, false, ViolationAction::Tolerated, out);
-                phase
             }
-            (phase, message) => {
+            (_, message) => {
                 let what = format!("{} out of place", message.kind());
                 violation(what, raw_of(&message), true, ViolationAction::Ignored, out);
-                phase
             }
         }
     }
 
     fn on_message_in_game(
         &mut self,
-        mut play: Box<Play>,
         now: Instant,
         message: Message,
         observed: Observed,
         out: &mut Vec<Output>,
-    ) -> Phase {
-        let (raw, text) = (raw_of(&message), message.to_string());
-        let by = play.their_color();
-        let termination = match (observed.meaning, observed.breaches.into_iter().next()) {
+    ) {
+        let Some(play) = self.play.as_mut() else {
+            return;
+        };
+        let (raw, text, by) = (raw_of(&message), message.to_string(), play.their_color());
+        let breach = observed.breaches.into_iter().next();
+        let rule = breach.as_ref().map(|breach| breach.rule);
+        if let Message::BackAcc(BackAcc { code }) = message
+            && play.our_backreq.is_some()
+            && (matches!(observed.meaning, Some(Meaning::BackRefused { .. }))
+                || rule == Some(Rule::BadField))
+        {
+            play.our_backreq = None;
+            let number = play.info.number;
+            let requested_by = Side::Us;
+            out.push(Output::Event(Event::TakeBackRefused {
+                number,
+                requested_by,
+                code,
+            }));
+            return self.start_turn(now, out);
+        }
+        let termination = match (observed.meaning, breach.and_then(|breach| breach.illegal)) {
             (Some(Meaning::Moved { before, mv, .. }), _) => {
                 let spent = play.charge(by, now, self.timeouts.clock_grace);
-                self.played(&mut play, &before, mv, spent, Side::Peer, out);
-                return self.start_turn(play, now, out);
+                self.played(&before, mv, spent, Side::Peer, out);
+                return self.start_turn(now, out);
             }
-            (
-                None,
-                Some(Breach {
-                    rule: Rule::OutOfTurn,
-                    ..
-                }),
-            ) => {
+            (None, None) if rule == Some(Rule::OutOfTurn) => {
                 let what = format!("move {text} out of turn");
                 violation(what, raw, true, ViolationAction::EndedGame, out);
                 Termination::OutOfTurn { by, raw: text }
             }
-            (
-                _,
-                Some(Breach {
-                    illegal: Some(error),
-                    ..
-                }),
-            ) => {
+            (_, Some(error)) => {
                 let what = format!("illegal move {text}: {error}");
                 violation(what, raw, true, ViolationAction::EndedGame, out);
                 let why = error.to_string();
                 Termination::IllegalMove { by, raw: text, why }
             }
-            (Some(Meaning::Ended { reason, stop, .. }), breach) => {
-                if breach.is_some_and(|breach| breach.rule == Rule::OutOfTurn) {
+            (Some(Meaning::Ended { reason, stop, .. }), _) => {
+                if rule == Some(Rule::OutOfTurn) {
                     let what = "GAMEEND on our turn (accepted)".to_owned();
                     violation(what, raw, false, ViolationAction::EndedGame, out);
                 }
-                self.stop_thinking(&mut play, out);
-                let game = self.dialogue.current();
-                let (result, termination) = play.verdict(game, by, reason);
+                let (result, termination) = play.verdict(&self.dialogue, by, reason);
+                self.stop_thinking(out);
                 let stop = stop || self.our_stop_code();
                 self.send(out, acknowledgement(stop));
-                self.finish_game(&play, result, termination, out);
+                self.finish_game(result, termination, out);
                 return self.after_game(now, stop, out);
             }
             (
                 Some(Meaning::BackRequested {
-                    move_number,
                     color,
                     ply,
                     in_game,
+                    move_number,
                     ..
                 }),
                 _,
             ) => {
-                return self.on_back_req(play, now, (move_number, color, ply, in_game), out);
+                return self.on_back_req(now, (move_number, color, ply, in_game), out);
             }
             (Some(Meaning::TakenBack { ply, before, .. }), _) => {
                 play.our_backreq = None;
-                return self.take_back(play, now, ply, before, Side::Us, out);
-            }
-            (Some(Meaning::BackRefused { .. }), _)
-            | (
-                _,
-                Some(Breach {
-                    rule: Rule::BadField,
-                    ..
-                }),
-            ) if play.our_backreq.is_some() && matches!(message, Message::BackAcc(_)) => {
-                play.our_backreq = None;
-                if let Message::BackAcc(BackAcc { code }) = message {
-                    out.push(Output::Event(Event::TakeBackRefused {
-                        number: play.info.number,
-                        requested_by: Side::Us,
-                        code,
-                    }));
-                }
-                return self.start_turn(play, now, out);
+                return self.take_back(now, ply, before, Side::Us, out);
             }
             _ => {
-                match message {
+                let (what, told, action) = match message {
                     Message::GameReq(_) if self.role.role() == Role::Follower => {
-                        self.answer_request(AcceptCode::GameNotAcceptable, out);
-                        let what = "GAMEREQ during a game (answered A…2)".to_owned();
-                        violation(what, raw, false, ViolationAction::Answered, out);
+                        let (follower, code) = (self.name, AcceptCode::GameNotAcceptable);
+                        self.send(out, GameAcc { follower, code });
+                        let what = "GAMEREQ during a game (answered A…2)";
+                        (what.to_owned(), false, ViolationAction::Answered)
                     }
                     Message::BackAcc(_) => {
-                        let what = "BACKACC without a BACKREQ".to_owned();
-                        violation(what, raw, true, ViolationAction::Ignored, out);
+                        let what = "BACKACC without a BACKREQ";
+                        (what.to_owned(), true, ViolationAction::Ignored)
                     }
                     message => {
                         let what = format!("{} during a game", message.kind());
-                        violation(what, raw, true, ViolationAction::Ignored, out);
+                        (what, true, ViolationAction::Ignored)
                     }
-                }
-                return Phase::Playing(play);
+                };
+                return violation(what, raw, told, action, out);
             }
         };
-        let verdict = (win(play.our_color()), termination);
-        self.end_ours(play, now, EndReason::NoReason, Some(verdict), out)
+        self.end_ours(now, EndReason::NoReason, Some((win(!by), termination)), out);
     }
 
-    fn on_message_while_ending(
-        &mut self,
-        play: Box<Play>,
-        deadline: Instant,
-        now: Instant,
-        message: Message,
-        out: &mut Vec<Output>,
-    ) -> Phase {
+    fn on_message_while_ending(&mut self, now: Instant, message: Message, out: &mut Vec<Output>) {
+        let raw = raw_of(&message);
         match message {
             Message::GameEnd(ack) => {
                 let stop = self.our_stop_code() || ack.stop == StopCode::Stop;
-                self.after_game(now, stop, out)
+                self.after_game(now, stop, out);
             }
             Message::GameReq(request) if self.role.role() == Role::Follower => {
                 let what = "GAMEREQ instead of the GAMEEND acknowledgement (taken as one)";
-                let raw = raw_of(&Message::GameReq(request));
                 violation(what.to_owned(), raw, false, ViolationAction::Answered, out);
                 let stop = self.our_stop_code();
-                match self.after_game(now, stop, out) {
-                    Phase::AwaitingRequest { .. } => self.on_game_req(now, request, out),
-                    phase => phase,
+                self.after_game(now, stop, out);
+                if self.phase() == PhaseKind::AwaitingGameReq {
+                    self.on_game_req(now, request, out);
                 }
             }
-            Message::BackReq(request) => {
+            Message::BackReq(_) => {
                 let code = BackAccCode::Declined;
                 self.send(out, BackAcc { code });
                 let what = "BACKREQ after the game ended (declined)".to_owned();
-                let raw = raw_of(&Message::BackReq(request));
                 violation(what, raw, false, ViolationAction::Answered, out);
-                Phase::Ending { play, deadline }
             }
             message => {
                 let what = format!("{} after the game ended", message.kind());
-                violation(what, raw_of(&message), true, ViolationAction::Ignored, out);
-                Phase::Ending { play, deadline }
+                violation(what, raw, true, ViolationAction::Ignored, out);
             }
         }
     }
 
-    fn on_bad_frame(
-        &mut self,
-        phase: Phase,
-        now: Instant,
-        error: StreamError,
-        out: &mut Vec<Output>,
-    ) -> Phase {
+    fn on_bad_frame(&mut self, now: Instant, error: StreamError, out: &mut Vec<Output>) {
         let raw = error.raw();
         let what = format!("unreadable frame: {error}");
-        let fault = frame_fault(&error);
-        if fault == FrameFault::Harmless {
+        match (frame_fault(&error), &self.play) {
             // A lone NUL carries nothing; a truncated frame comes with the end of the stream.
-            violation(what, Some(raw), false, ViolationAction::Ignored, out);
-            return phase;
-        }
-        match phase {
-            Phase::Playing(play) if fault == FrameFault::Breach => {
+            (FrameFault::Harmless, _) => {
+                violation(what, Some(raw), false, ViolationAction::Ignored, out);
+            }
+            (FrameFault::Breach, Some(play)) if self.dialogue.to_move().is_some() => {
                 violation(what, Some(raw), true, ViolationAction::EndedGame, out);
                 let termination = Termination::Undecodable {
                     by: play.their_color(),
@@ -726,148 +659,106 @@ impl PlayerMachine {
                     why: error.to_string(),
                 };
                 let verdict = (win(play.our_color()), termination);
-                self.end_ours(play, now, EndReason::NoReason, Some(verdict), out)
+                self.end_ours(now, EndReason::NoReason, Some(verdict), out);
             }
-            phase => {
-                violation(what, Some(raw), true, ViolationAction::Ignored, out);
-                phase
-            }
+            _ => violation(what, Some(raw), true, ViolationAction::Ignored, out),
         }
     }
 
-    fn on_connection_end(
-        &mut self,
-        phase: Phase,
-        reason: CloseReason,
-        out: &mut Vec<Output>,
-    ) -> Phase {
-        match phase {
-            Phase::Playing(mut play) => {
-                self.abandon(&mut play, Termination::ConnectionLost, out);
-                self.close(reason, out)
+    fn on_connection_end(&mut self, reason: CloseReason, out: &mut Vec<Output>) {
+        let reason = match self.phase() {
+            PhaseKind::OurTurn | PhaseKind::TheirTurn => {
+                self.abandon(Termination::ConnectionLost, out);
+                reason
             }
-            Phase::Ending { .. } if self.our_stop_code() => {
-                // We asked to stop: the peer closing instead of acknowledging is fine.
-                let reason = self.stop_reason();
-                self.close(reason, out)
-            }
-            _ => self.close(reason, out),
-        }
-    }
-
-    fn on_game_req(&mut self, now: Instant, request: GameReq, out: &mut Vec<Output>) -> Phase {
-        let RoleConfig::Follower(config) = &self.role else {
-            return self.await_request(now);
+            // We asked to stop: the peer closing instead of acknowledging is fine.
+            PhaseKind::AwaitingEndAck if self.our_stop_code() => self.stop_reason(),
+            _ => reason,
         };
-        let number = self.games_started + 1;
-        let start = start_position(&request.start);
+        self.close(reason, out);
+    }
+
+    fn on_game_req(&mut self, now: Instant, request: GameReq, out: &mut Vec<Output>) {
+        let RoleConfig::Follower(config) = &self.role else {
+            return;
+        };
         let refusal = if request.version != ProtocolVersion::V1 {
-            Some((
-                AcceptCode::VersionNotSupported,
-                format!(
-                    "protocol version {:02} is not supported",
-                    request.version.get()
-                ),
-            ))
+            let version = request.version.get();
+            let why = format!("protocol version {version:02} is not supported");
+            Some((AcceptCode::VersionNotSupported, why))
         } else if !config.accept_games {
             Some((AcceptCode::NoGames, "not accepting games".to_owned()))
-        } else if let Err(error) = &start {
+        } else if let Err(error) = start_position(&request.start) {
             Some((AcceptCode::GameNotAcceptable, error.to_string()))
         } else if request.minutes.get() > config.max_minutes {
-            let why = format!(
-                "games of more than {} minutes each are not accepted",
-                config.max_minutes
-            );
+            let most = config.max_minutes;
+            let why = format!("games of more than {most} minutes each are not accepted");
             Some((AcceptCode::GameNotAcceptable, why))
         } else if let Some(Err(why)) = config.filter.as_ref().map(|filter| filter(&request)) {
             Some((AcceptCode::GameNotAcceptable, why))
         } else {
             None
         };
-        let start = match (start, refusal) {
-            (Ok(start), None) => start,
-            (_, refusal) => {
-                let (code, why) = refusal.unwrap_or((AcceptCode::GameNotAcceptable, String::new()));
-                self.answer_request(code, out);
-                out.push(Output::Event(Event::GameRefused {
-                    number,
-                    by: Side::Us,
-                    code,
-                    why: Some(why),
-                }));
-                return self.await_request(now);
-            }
-        };
-        self.answer_request(AcceptCode::Accepted, out);
-        self.games_started = number;
-        let info = GameInfo {
-            number,
-            role: Role::Follower,
-            our_name: self.name.trimmed().to_owned(),
-            peer_name: request.initiator.trimmed().to_owned(),
-            our_color: color_from_wire(request.follower_color),
-            minutes: request.minutes.get(),
-            move_limit: request.move_limit.limit(),
-            start,
-        };
-        self.begin_game(now, info, out)
-    }
-
-    fn answer_request(&mut self, code: AcceptCode, out: &mut Vec<Output>) {
+        let (number, by) = (self.games_started + 1, Side::Us);
         let follower = self.name;
-        self.send(out, GameAcc { follower, code });
+        if let Some((code, why)) = refusal {
+            self.send(out, GameAcc { follower, code });
+            let why = Some(why);
+            out.push(Output::Event(Event::GameRefused {
+                number,
+                by,
+                code,
+                why,
+            }));
+            return self.await_request(now);
+        }
+        let code = AcceptCode::Accepted;
+        let observed = self.send(out, GameAcc { follower, code });
+        self.begin_game(now, request.initiator, observed, out);
     }
 
     fn on_game_acc(
         &mut self,
-        settings: GameSettings,
         now: Instant,
         acc: GameAcc,
+        observed: Observed,
         out: &mut Vec<Output>,
-    ) -> Phase {
-        let number = self.games_started + 1;
-        if acc.code != AcceptCode::Accepted {
-            out.push(Output::Event(Event::GameRefused {
-                number,
-                by: Side::Peer,
-                code: acc.code,
-                why: None,
-            }));
-            return match game_answer(acc.code) {
-                (_, true) => self.request_next(now, out),
-                (_, false) => self.close(CloseReason::Refused(acc.code), out),
-            };
+    ) {
+        let (number, code) = (self.games_started + 1, acc.code);
+        if code == AcceptCode::Accepted {
+            return self.begin_game(now, acc.follower, observed, out);
         }
-        self.games_started = number;
-        let info = GameInfo {
+        let by = Side::Peer;
+        out.push(Output::Event(Event::GameRefused {
             number,
-            role: Role::Initiator,
-            our_name: self.name.trimmed().to_owned(),
-            peer_name: acc.follower.trimmed().to_owned(),
-            our_color: settings.our_color,
-            minutes: settings.minutes.min(Minutes::MAX.get()),
-            move_limit: (settings.move_limit > 0).then_some(settings.move_limit.min(999)),
-            start: settings.start.unwrap_or_else(Position::initial),
-        };
-        self.begin_game(now, info, out)
+            by,
+            code,
+            why: None,
+        }));
+        match game_answer(code) {
+            (_, true) => self.request_next(now, out),
+            (_, false) => self.close(CloseReason::Refused(code), out),
+        }
     }
 
     /// The peer's BACKREQ for `move_number` with `color` to move: the position at `ply`,
     /// which is in the game when `in_game`.
     fn on_back_req(
         &mut self,
-        mut play: Box<Play>,
         now: Instant,
         (move_number, color, ply, in_game): (u16, Color, usize, bool),
         out: &mut Vec<Output>,
-    ) -> Phase {
+    ) {
+        let Some(play) = self.play.as_mut() else {
+            return;
+        };
         let number = play.info.number;
         match self.policy {
             TakeBackPolicy::NotSupported => {
-                self.refuse_take_back(number, BackAccCode::NotSupported, out)
+                self.refuse_take_back(number, BackAccCode::NotSupported, out);
             }
             TakeBackPolicy::Decline => self.refuse_take_back(number, BackAccCode::Declined, out),
-            TakeBackPolicy::Accept if in_game => return self.grant_take_back(play, now, out),
+            TakeBackPolicy::Accept if in_game => self.grant_take_back(now, out),
             TakeBackPolicy::Ask if in_game && play.peer_backreq.is_none() => {
                 play.peer_backreq = Some(now + self.timeouts.take_back_answer);
                 out.push(Output::Event(Event::TakeBackRequested {
@@ -883,63 +774,54 @@ impl PlayerMachine {
                 self.refuse_take_back(number, BackAccCode::Declined, out);
             }
         }
-        Phase::Playing(play)
     }
 
     // ---- our side ------------------------------------------------------------------------
 
     fn on_move_chosen(
         &mut self,
-        phase: Phase,
         now: Instant,
         ticket: u64,
         mv: Option<Move>,
         out: &mut Vec<Output>,
-    ) -> Phase {
-        let Phase::Playing(mut play) = phase else {
-            return phase;
+    ) {
+        let Some(play) = self
+            .play
+            .as_mut()
+            .filter(|play| play.thinking == Some(ticket))
+        else {
+            return;
         };
-        if play.thinking != Some(ticket) {
-            return Phase::Playing(play);
-        }
         play.thinking = None;
         match mv {
-            None => self.end_ours(play, now, EndReason::GiveUp, None, out),
+            None => self.end_ours(now, EndReason::GiveUp, None, out),
             Some(mv) if !self.dialogue.current().position().is_legal(&mv) => {
                 let why = format!("it chose the illegal move {mv}");
                 out.push(Output::Event(Event::PlayerError(why.clone())));
-                let termination = Termination::PlayerFailed {
-                    by: play.our_color(),
-                    why,
-                };
-                let verdict = (win(play.their_color()), termination);
-                self.end_ours(play, now, EndReason::GiveUp, Some(verdict), out)
+                let by = play.our_color();
+                let verdict = (win(!by), Termination::PlayerFailed { by, why });
+                self.end_ours(now, EndReason::GiveUp, Some(verdict), out);
             }
             Some(mv) => {
                 let spent = play.charge(play.our_color(), now, self.timeouts.clock_grace);
                 let before = *self.dialogue.current().position();
                 self.send(out, move_to_wire(&mv, spent));
-                self.played(&mut play, &before, mv, spent, Side::Us, out);
-                self.start_turn(play, now, out)
+                self.played(&before, mv, spent, Side::Us, out);
+                self.start_turn(now, out);
             }
         }
     }
 
-    fn on_command(
-        &mut self,
-        phase: Phase,
-        now: Instant,
-        command: Command,
-        out: &mut Vec<Output>,
-    ) -> Phase {
+    fn on_command(&mut self, now: Instant, command: Command, out: &mut Vec<Output>) {
         let reject = |why: &str, out: &mut Vec<Output>| {
             out.push(Output::Event(Event::CommandRejected {
                 command: command.to_string(),
                 why: why.to_owned(),
             }));
         };
-        match (&command, phase) {
-            (Command::Chat(text), phase) => {
+        let in_game = self.in_game();
+        match &command {
+            Command::Chat(text) => {
                 let chats = chat_messages(text);
                 if chats.is_empty() {
                     reject("nothing to send", out);
@@ -948,71 +830,60 @@ impl PlayerMachine {
                     out.push(Output::Event(Event::ChatSent(chat.text().to_owned())));
                     self.send(out, chat);
                 }
-                phase
             }
-            (Command::EndGame(reason), Phase::Playing(mut play)) => {
-                if self.our_turn() {
-                    self.end_ours(play, now, *reason, None, out)
-                } else {
-                    play.pending_end = Some(*reason);
-                    out.push(Output::Event(Event::EndPending {
-                        reason: *reason,
-                        stop: self.our_stop_code(),
-                    }));
-                    Phase::Playing(play)
+            Command::Stop => self.on_stop(now, out),
+            Command::Abort => {
+                if in_game {
+                    self.abandon(Termination::Aborted, out);
                 }
+                self.close(CloseReason::Aborted, out);
             }
-            (Command::Stop, phase) => self.on_stop(phase, now, out),
-            (Command::TakeBack { ply }, Phase::Playing(mut play)) => {
-                if let Err(why) = self.ask_take_back(&mut play, now, *ply, out) {
+            _ if !in_game => reject("no game is running", out),
+            Command::EndGame(reason) if self.our_turn() => self.end_ours(now, *reason, None, out),
+            Command::EndGame(reason) => {
+                if let Some(play) = self.play.as_mut() {
+                    play.pending_end = Some(*reason);
+                }
+                let (reason, stop) = (*reason, self.our_stop_code());
+                out.push(Output::Event(Event::EndPending { reason, stop }));
+            }
+            Command::TakeBack { ply } => {
+                if let Err(why) = self.ask_take_back(now, *ply, out) {
                     reject(why, out);
                 }
-                Phase::Playing(play)
             }
-            (Command::AnswerTakeBack(accept), Phase::Playing(mut play)) => {
-                if play.peer_backreq.take().is_none() {
-                    reject("no take-back was asked", out);
-                    return Phase::Playing(play);
+            Command::AnswerTakeBack(accept) => {
+                let Some(play) = self.play.as_mut() else {
+                    return;
+                };
+                match play.peer_backreq.take() {
+                    None => reject("no take-back was asked", out),
+                    Some(_) if *accept => self.grant_take_back(now, out),
+                    Some(_) => {
+                        let number = play.info.number;
+                        self.refuse_take_back(number, BackAccCode::Declined, out);
+                    }
                 }
-                if *accept {
-                    return self.grant_take_back(play, now, out);
-                }
-                self.refuse_take_back(play.info.number, BackAccCode::Declined, out);
-                Phase::Playing(play)
-            }
-            (
-                Command::EndGame(_) | Command::TakeBack { .. } | Command::AnswerTakeBack(_),
-                phase,
-            ) => {
-                reject("no game is running", out);
-                phase
-            }
-            (Command::Abort, phase) => {
-                if let Phase::Playing(mut play) = phase {
-                    self.abandon(&mut play, Termination::Aborted, out);
-                }
-                self.close(CloseReason::Aborted, out)
             }
         }
     }
 
     /// The user asked to stop: end the game on our turn, or after it, or close now.
-    fn on_stop(&mut self, phase: Phase, now: Instant, out: &mut Vec<Output>) -> Phase {
+    fn on_stop(&mut self, now: Instant, out: &mut Vec<Output>) {
         self.want_stop = true;
-        match phase {
-            Phase::Playing(play) if self.our_turn() => {
-                let reason = play.pending_end.unwrap_or(EndReason::NoReason);
-                self.end_ours(play, now, reason, None, out)
+        match self.phase() {
+            PhaseKind::OurTurn => {
+                let pending = self.play.as_ref().and_then(|play| play.pending_end);
+                self.end_ours(now, pending.unwrap_or(EndReason::NoReason), None, out);
             }
-            phase @ (Phase::Playing(_) | Phase::AwaitingAcc { .. }) => {
+            PhaseKind::TheirTurn | PhaseKind::AwaitingGameAcc => {
                 out.push(Output::Event(Event::EndPending {
                     reason: EndReason::NoReason,
                     stop: true,
                 }));
-                phase
             }
             // Our GAMEEND is out; the session closes after its acknowledgement.
-            phase @ Phase::Ending { .. } => phase,
+            PhaseKind::AwaitingEndAck => {}
             _ => self.close(CloseReason::StopRequested, out),
         }
     }
@@ -1021,12 +892,15 @@ impl PlayerMachine {
     /// or says why not.
     fn ask_take_back(
         &mut self,
-        play: &mut Play,
         now: Instant,
         ply: usize,
         out: &mut Vec<Output>,
     ) -> Result<(), &'static str> {
-        if play.our_backreq.is_some() {
+        if self
+            .play
+            .as_ref()
+            .is_some_and(|play| play.our_backreq.is_some())
+        {
             return Err("a take-back is already asked");
         }
         let game = self.dialogue.current();
@@ -1037,25 +911,30 @@ impl PlayerMachine {
         let Some((move_number, to_move)) = back_request_for_ply(first, ply) else {
             return Err("that move number does not fit in a BACKREQ");
         };
-        let request = BackReq {
-            move_number,
-            to_move,
-        };
-        self.send(out, request);
-        play.our_backreq = Some(now + self.timeouts.reply);
-        self.stop_thinking(play, out);
+        self.send(
+            out,
+            BackReq {
+                move_number,
+                to_move,
+            },
+        );
+        if let Some(play) = self.play.as_mut() {
+            play.our_backreq = Some(now + self.timeouts.reply);
+        }
+        self.stop_thinking(out);
         Ok(())
     }
 
-    fn on_tick(&mut self, phase: Phase, now: Instant, out: &mut Vec<Output>) -> Phase {
+    fn on_tick(&mut self, now: Instant, out: &mut Vec<Output>) {
         let reply_secs = self.timeouts.reply.as_secs();
-        match phase {
-            Phase::AwaitingAcc { deadline, .. } if now >= deadline => {
+        let due = self.deadline.is_some_and(|due| now >= due);
+        match self.phase() {
+            PhaseKind::AwaitingGameAcc if due => {
                 let what = format!("no GAMEACC within {reply_secs} s");
                 violation(what, None, true, ViolationAction::Closed, out);
-                self.close(CloseReason::PeerSilent, out)
+                self.close(CloseReason::PeerSilent, out);
             }
-            Phase::AwaitingRequest { deadline } if now >= deadline => {
+            PhaseKind::AwaitingGameReq if due => {
                 let idle = if self.games_started == 0 {
                     self.timeouts.first_request
                 } else {
@@ -1063,71 +942,66 @@ impl PlayerMachine {
                 };
                 let what = format!("no GAMEREQ within {} s", idle.as_secs());
                 violation(what, None, true, ViolationAction::Closed, out);
-                self.close(CloseReason::Idle, out)
+                self.close(CloseReason::Idle, out);
             }
-            Phase::Ending { deadline, .. } if now >= deadline => {
+            PhaseKind::AwaitingEndAck if due => {
                 let what = format!("no GAMEEND acknowledgement within {reply_secs} s");
                 violation(what, None, false, ViolationAction::Ignored, out);
                 let stop = self.our_stop_code();
-                self.after_game(now, stop, out)
+                self.after_game(now, stop, out);
             }
-            Phase::Playing(play) => self.tick_game(play, now, out),
-            phase => phase,
+            PhaseKind::OurTurn | PhaseKind::TheirTurn => self.tick_game(now, out),
+            _ => {}
         }
     }
 
-    fn tick_game(&mut self, mut play: Box<Play>, now: Instant, out: &mut Vec<Output>) -> Phase {
-        if let Some(due) = play.peer_backreq
-            && now >= due
-        {
-            play.peer_backreq = None;
-            self.refuse_take_back(play.info.number, BackAccCode::Declined, out);
+    fn tick_game(&mut self, now: Instant, out: &mut Vec<Output>) {
+        let their_turn = self.dialogue.to_move() == Some(PEER);
+        let Some(play) = self.play.as_mut() else {
+            return;
+        };
+        let due = |deadline: &mut Option<Instant>| deadline.take_if(|due| now >= *due).is_some();
+        let number = play.info.number;
+        let (peer_backreq, our_backreq) = (due(&mut play.peer_backreq), due(&mut play.our_backreq));
+        if peer_backreq {
+            self.refuse_take_back(number, BackAccCode::Declined, out);
         }
-        if let Some(due) = play.our_backreq
-            && now >= due
-        {
-            play.our_backreq = None;
+        if our_backreq {
             self.dialogue.withdraw_back_request(US);
             let what = format!("no BACKACC within {} s", self.timeouts.reply.as_secs());
             violation(what, None, true, ViolationAction::Ignored, out);
-            return self.start_turn(play, now, out);
+            return self.start_turn(now, out);
         }
-        if let Some(due) = play.peer_deadline
-            && now >= due
-            && !self.our_turn()
-        {
-            let waited = now.saturating_duration_since(play.clock.turn_since());
-            let their = play.their_color();
-            play.charge(their, now, self.timeouts.clock_grace);
-            let termination = if play.info.time_per_player().is_some() {
-                Termination::TimeForfeit { loser: their }
-            } else {
-                Termination::Silent {
-                    by: their,
-                    seconds: waited.as_secs(),
-                }
-            };
-            let what = format!("no move within {} s", waited.as_secs());
-            violation(what, None, true, ViolationAction::Closed, out);
-            self.send(out, SEND_AWAY);
-            self.finish_game(&play, win(play.our_color()), termination, out);
-            return self.close(CloseReason::PeerSilent, out);
+        let Some(play) = self.play.as_mut() else {
+            return;
+        };
+        if !their_turn || play.peer_deadline.is_none_or(|due| now < due) {
+            return;
         }
-        Phase::Playing(play)
+        let waited = now.saturating_duration_since(play.clock.turn_since());
+        let their = play.their_color();
+        play.charge(their, now, self.timeouts.clock_grace);
+        let termination = if play.info.time_per_player().is_some() {
+            Termination::TimeForfeit { loser: their }
+        } else {
+            Termination::Silent {
+                by: their,
+                seconds: waited.as_secs(),
+            }
+        };
+        let what = format!("no move within {} s", waited.as_secs());
+        violation(what, None, true, ViolationAction::Closed, out);
+        self.send(out, SEND_AWAY);
+        self.finish_game(win(!their), termination, out);
+        self.close(CloseReason::PeerSilent, out);
     }
 
     // ---- noise ---------------------------------------------------------------------------
 
     /// Counts what the peer's last input cost against the [`NoiseBudget`] (`noisy`, or a
-    /// violation among `out`), keeps the CHAT replies within their rate, and ends the
-    /// connection once the budget is spent.
-    fn count_noise(
-        &mut self,
-        phase: Phase,
-        now: Instant,
-        noisy: bool,
-        out: &mut Vec<Output>,
-    ) -> Phase {
+    /// violation among `out`), keeps the CHAT replies within their rate, and ends the game
+    /// (GAMEEND, stop code `1`) and the connection once the budget is spent.
+    fn count_noise(&mut self, now: Instant, noisy: bool, out: &mut Vec<Output>) {
         let violations = out
             .iter()
             .filter(|output| {
@@ -1135,37 +1009,32 @@ impl PlayerMachine {
                     if v.action != ViolationAction::Tolerated)
             })
             .count() as u32;
-        if matches!(phase, Phase::Closed) {
-            return phase;
+        if self.is_closed() {
+            return;
         }
         let within = self.noise.count(now, noisy, violations);
         out.retain(|output| {
             !matches!(output, Output::Send(Message::Chat(_))) || self.noise.reply_allowed(now)
         });
         if within {
-            return phase;
+            return;
         }
-        self.too_noisy(phase, out)
-    }
-
-    /// Ends the game (GAMEEND, stop code `1`) and the connection of a peer past its budget.
-    fn too_noisy(&mut self, phase: Phase, out: &mut Vec<Output>) -> Phase {
-        if let Phase::Playing(mut play) = phase {
-            self.stop_thinking(&mut play, out);
+        if self.in_game()
+            && let Some(play) = &self.play
+        {
+            let by = play.their_color();
+            self.stop_thinking(out);
             self.send(out, SEND_AWAY);
-            let termination = Termination::Noise {
-                by: play.their_color(),
-            };
-            self.finish_game(&play, win(play.our_color()), termination, out);
+            self.finish_game(win(!by), Termination::Noise { by }, out);
         }
         let what = self.noise.spent();
         violation(what, None, false, ViolationAction::Closed, out);
-        self.close(CloseReason::Noise, out)
+        self.close(CloseReason::Noise, out);
     }
 
     // ---- transitions ---------------------------------------------------------------------
 
-    fn request_next(&mut self, now: Instant, out: &mut Vec<Output>) -> Phase {
+    fn request_next(&mut self, now: Instant, out: &mut Vec<Output>) {
         if self.want_stop {
             return self.close(CloseReason::StopRequested, out);
         }
@@ -1183,78 +1052,92 @@ impl PlayerMachine {
         self.send(out, request);
         out.push(Output::Event(Event::GameRequested {
             number: self.games_started + 1,
-            settings: settings.clone(),
-        }));
-        Phase::AwaitingAcc {
             settings,
-            deadline: now + self.timeouts.reply,
-        }
+        }));
+        self.deadline = Some(now + self.timeouts.reply);
     }
 
-    fn await_request(&self, now: Instant) -> Phase {
-        Phase::AwaitingRequest {
-            deadline: now + self.timeouts.idle,
-        }
+    fn await_request(&mut self, now: Instant) {
+        self.deadline = Some(now + self.timeouts.idle);
     }
 
-    fn begin_game(&mut self, now: Instant, info: GameInfo, out: &mut Vec<Output>) -> Phase {
+    /// The dialogue started a game with `peer` (`observed`: its meaning) as the GAMEREQ says.
+    fn begin_game(&mut self, now: Instant, peer: Name, observed: Observed, out: &mut Vec<Output>) {
+        let Some(Meaning::Started { start, request, .. }) = observed.meaning else {
+            return;
+        };
+        self.games_started += 1;
+        let (role, follower) = (self.role.role(), color_from_wire(request.follower_color));
+        let info = GameInfo {
+            number: self.games_started,
+            role,
+            our_name: self.name.trimmed().to_owned(),
+            peer_name: peer.trimmed().to_owned(),
+            our_color: if role == Role::Follower {
+                follower
+            } else {
+                !follower
+            },
+            minutes: request.minutes.get(),
+            move_limit: request.move_limit.limit(),
+            start,
+        };
         out.push(Output::NewGame(info.clone()));
         out.push(Output::Event(Event::GameStarted(info.clone())));
-        self.start_turn(Box::new(Play::new(info, now)), now, out)
+        self.deadline = None;
+        self.play = Some(Play::new(info, now));
+        self.start_turn(now, out);
     }
 
     /// Our move left at `at`: the peer's turn starts then. A note about an earlier move (the
     /// turn has changed since) changes nothing.
-    fn on_move_sent(&mut self, phase: Phase, at: Instant) -> Phase {
-        match phase {
-            Phase::Playing(mut play) if !self.our_turn() && at > play.clock.turn_since() => {
-                let ours = play.our_color();
-                play.clock.charge(ours, at);
-                play.peer_deadline = self.peer_deadline(&play, at);
-                Phase::Playing(play)
-            }
-            phase => phase,
-        }
-    }
-
-    /// When the peer's move is due if its turn starts at `since`: its clock and the grace, or
-    /// the move time-out without a clock.
-    fn peer_deadline(&self, play: &Play, since: Instant) -> Option<Instant> {
-        match play.remaining(play.their_color()) {
-            Some(left) => Some(since + left + self.timeouts.clock_grace),
-            None => self.timeouts.peer_move.map(|limit| since + limit),
+    fn on_move_sent(&mut self, at: Instant) {
+        let their_turn = self.dialogue.to_move() == Some(PEER);
+        if let Some(play) = self.play.as_mut()
+            && their_turn
+            && at > play.clock.turn_since()
+        {
+            play.clock.charge(play.info.our_color, at);
+            play.peer_deadline = play.peer_deadline(&self.timeouts, at);
         }
     }
 
     /// The side to move changed (or may move again): think, end the game, or wait.
-    fn start_turn(&mut self, mut play: Box<Play>, now: Instant, out: &mut Vec<Output>) -> Phase {
-        if !self.our_turn() {
-            play.peer_deadline = self.peer_deadline(&play, now);
-            return Phase::Playing(play);
+    fn start_turn(&mut self, now: Instant, out: &mut Vec<Output>) {
+        let our_turn = self.our_turn();
+        let Some(play) = self.play.as_mut() else {
+            return;
+        };
+        if !our_turn {
+            play.peer_deadline = play.peer_deadline(&self.timeouts, now);
+            return;
         }
         play.peer_deadline = None;
         if play.our_backreq.is_some() || play.thinking.is_some() {
-            return Phase::Playing(play);
+            return;
         }
-        if let Some(reason) = self.our_end_reason(&play) {
-            return self.end_ours(play, now, reason, None, out);
+        if let Some(reason) = self.our_end_reason() {
+            return self.end_ours(now, reason, None, out);
         }
         self.next_ticket += 1;
+        let game = self.dialogue.current();
+        let Some(play) = self.play.as_mut() else {
+            return;
+        };
         play.thinking = Some(self.next_ticket);
         out.push(Output::StartThinking(ThinkRequest {
             ticket: self.next_ticket,
-            game: self.dialogue.current().clone(),
-            clock: play.clock_state(self.dialogue.current()),
+            game: game.clone(),
+            clock: play.clock_state(game),
         }));
-        Phase::Playing(play)
     }
 
     /// Why we end the game now, on our turn, if we do.
-    fn our_end_reason(&self, play: &Play) -> Option<EndReason> {
-        let game = self.dialogue.current();
+    fn our_end_reason(&self) -> Option<EndReason> {
+        let (game, play) = (self.dialogue.current(), self.play.as_ref()?);
         if !game.position().has_legal_move() {
             Some(EndReason::GiveUp)
-        } else if play.drawn.is_some() {
+        } else if matches!(self.dialogue.rules_ending(), Some((GameResult::Draw, _))) {
             Some(EndReason::Draw)
         } else if (self.end_on_time && play.flagged == Some(play.their_color()))
             || (self.end_at_move_limit && play.limit_reached(game))
@@ -1272,62 +1155,60 @@ impl PlayerMachine {
     /// We send the first GAMEEND (on our turn, or because the peer broke the protocol).
     fn end_ours(
         &mut self,
-        mut play: Box<Play>,
         now: Instant,
         reason: EndReason,
         verdict: Option<(GameResult, Termination)>,
         out: &mut Vec<Output>,
-    ) -> Phase {
-        self.stop_thinking(&mut play, out);
+    ) {
+        self.stop_thinking(out);
         let stop = self.our_stop_code();
         self.send(out, game_end(reason, stop));
-        let (result, termination) = verdict
-            .unwrap_or_else(|| play.verdict(self.dialogue.current(), play.our_color(), reason));
-        self.finish_game(&play, result, termination, out);
-        Phase::Ending {
-            play,
-            deadline: now + self.timeouts.reply,
-        }
+        let Some(play) = &self.play else {
+            return;
+        };
+        let (result, termination) =
+            verdict.unwrap_or_else(|| play.verdict(&self.dialogue, play.our_color(), reason));
+        self.finish_game(result, termination, out);
+        self.deadline = Some(now + self.timeouts.reply);
     }
 
     /// Accepts the peer's BACKREQ (`K0`) and goes back to the position it asked for.
-    fn grant_take_back(&mut self, play: Box<Play>, now: Instant, out: &mut Vec<Output>) -> Phase {
+    fn grant_take_back(&mut self, now: Instant, out: &mut Vec<Output>) {
         let code = BackAccCode::Accepted;
-        match self.send(out, BackAcc { code }).meaning {
-            Some(Meaning::TakenBack { ply, before, .. }) => {
-                self.take_back(play, now, ply, before, Side::Peer, out)
-            }
-            _ => Phase::Playing(play),
+        if let Some(Meaning::TakenBack { ply, before, .. }) =
+            self.send(out, BackAcc { code }).meaning
+        {
+            self.take_back(now, ply, before, Side::Peer, out);
         }
     }
 
     /// The dialogue went back to the position at `ply`, `before` having been to move.
     fn take_back(
         &mut self,
-        mut play: Box<Play>,
         now: Instant,
         ply: usize,
         before: Color,
         requested_by: Side,
         out: &mut Vec<Output>,
-    ) -> Phase {
-        self.stop_thinking(&mut play, out);
+    ) {
+        self.stop_thinking(out);
+        let Some(play) = self.play.as_mut() else {
+            return;
+        };
         play.charge(before, now, self.timeouts.clock_grace);
         play.seconds.truncate(ply);
-        if play.drawn.is_some_and(|(at, _)| at > ply) {
-            play.drawn = None;
-        }
         out.push(Output::Event(Event::TakeBackDone {
             number: play.info.number,
             requested_by,
             ply,
             position: *self.dialogue.current().position(),
         }));
-        self.start_turn(play, now, out)
+        self.start_turn(now, out);
     }
 
     /// The game is over and the GAMEEND handshake done: next game, or close.
-    fn after_game(&mut self, now: Instant, stop: bool, out: &mut Vec<Output>) -> Phase {
+    fn after_game(&mut self, now: Instant, stop: bool, out: &mut Vec<Output>) {
+        self.play = None;
         if stop {
             let reason = self.stop_reason();
             return self.close(reason, out);
@@ -1338,19 +1219,19 @@ impl PlayerMachine {
         }
     }
 
-    fn close(&mut self, reason: CloseReason, out: &mut Vec<Output>) -> Phase {
+    fn close(&mut self, reason: CloseReason, out: &mut Vec<Output>) {
         out.push(Output::Close);
         out.push(Output::Event(Event::Closed(reason.clone())));
         self.close_reason = Some(reason);
-        Phase::Closed
+        self.play = None;
+        self.deadline = None;
     }
 
     // ---- helpers -------------------------------------------------------------------------
 
     /// `mv` was played from `before` (the dialogue's position is after it).
     fn played(
-        &self,
-        play: &mut Play,
+        &mut self,
         before: &Position,
         mv: Move,
         spent: Duration,
@@ -1358,13 +1239,11 @@ impl PlayerMachine {
         out: &mut Vec<Output>,
     ) {
         let game = self.dialogue.current();
+        let Some(play) = self.play.as_mut() else {
+            return;
+        };
         let seconds = spent.as_secs().min(u64::from(u16::MAX)) as u16;
         play.seconds.push(seconds);
-        if play.drawn.is_none()
-            && let Some(Outcome::Draw(reason)) = game.outcome()
-        {
-            play.drawn = Some((game.ply(), reason));
-        }
         out.push(Output::Event(Event::MovePlayed(MovePlayed {
             number: play.info.number,
             ply: game.ply(),
@@ -1378,31 +1257,28 @@ impl PlayerMachine {
         })));
     }
 
-    fn stop_thinking(&self, play: &mut Play, out: &mut Vec<Output>) {
-        if play.thinking.take().is_some() {
+    fn stop_thinking(&mut self, out: &mut Vec<Output>) {
+        if let Some(play) = self.play.as_mut()
+            && play.thinking.take().is_some()
+        {
             out.push(Output::StopThinking);
         }
     }
 
-    fn finish_game(
-        &self,
-        play: &Play,
-        result: GameResult,
-        termination: Termination,
-        out: &mut Vec<Output>,
-    ) {
-        let record = play.record(self.dialogue.current(), result, termination);
-        out.push(Output::Event(Event::GameOver(Box::new(record))));
+    fn finish_game(&self, result: GameResult, termination: Termination, out: &mut Vec<Output>) {
+        if let Some(play) = &self.play {
+            let record = play.record(self.dialogue.current(), result, termination);
+            out.push(Output::Event(Event::GameOver(Box::new(record))));
+        }
     }
 
     /// The game stops without a GAMEEND (`termination`, unfinished, unless the rules decided
     /// it already).
-    fn abandon(&self, play: &mut Play, termination: Termination, out: &mut Vec<Output>) {
-        self.stop_thinking(play, out);
-        let (result, termination) = play
-            .rules_verdict(self.dialogue.current())
-            .unwrap_or((GameResult::Unfinished, termination));
-        self.finish_game(play, result, termination, out);
+    fn abandon(&mut self, termination: Termination, out: &mut Vec<Output>) {
+        self.stop_thinking(out);
+        let (result, termination) =
+            (self.dialogue.rules_ending()).unwrap_or((GameResult::Unfinished, termination));
+        self.finish_game(result, termination, out);
     }
 
     /// Sends `message`, and follows it in the dialogue.

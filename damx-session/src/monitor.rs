@@ -10,24 +10,9 @@
 //! [`Observer`]; the monitor words what it says, and counts each
 //! party's noise.
 //!
-//! What it flags ([`FindingKind`]):
-//!
-//! - a frame that is not a DXP message (bad framing, undecodable);
-//! - a message out of state: a GAMEACC without a GAMEREQ, a GAMEREQ from the Follower or
-//!   during a game, a MOVE outside a game, a BACKACC without a BACKREQ, a second GAMEEND
-//!   before the acknowledgement, a GAMEEND between games;
-//! - a MOVE or a first GAMEEND out of turn (a GAMEEND that answers the opponent's illegal or
-//!   out-of-turn MOVE may come at any time);
-//! - an illegal MOVE (matched by from, to and the set of captured squares, as the session
-//!   does); the game goes on without it;
-//! - a field the spec does not allow there: a GAMEACC `0` to a request of another protocol
-//!   version or with an impossible start, an acknowledgement with a reason other than `0`;
-//! - a first GAMEEND that is not acknowledged: the other party sends something else, or closes;
-//! - anything but a CHAT after a GAMEEND handshake with stop code `1`;
-//! - a connection closed in the middle of a game;
-//! - with the frames' times ([`Monitor::frame_at`]): more bad frames, chats, take-back
-//!   requests and findings at once (or in all) than the [`NoiseBudget`] allows, flagged once
-//!   per party: the budget a damx player or referee would end the connection at.
+//! What it flags is the observer's rules ([`FindingKind`], each described there); noise only
+//! with the frames' times ([`Monitor::frame_at`]), once per party, at the [`NoiseBudget`] a
+//! damx player or referee would end the connection at.
 //!
 //! The Initiator is the party that sends the first GAMEREQ.
 //!
@@ -243,6 +228,7 @@ impl Monitor {
                 number,
                 white,
                 start,
+                ..
             } => format!(
                 "game {number} starts: {white} white, {} black, {} to move",
                 white.other(),

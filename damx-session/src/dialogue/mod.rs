@@ -9,17 +9,16 @@
 //! - [`game_request`]: the GAMEREQ for a game's settings (clamped to what the fields hold, the
 //!   normal start as `A`), and [`game_answer`]: what a GAMEACC code says, and whether another
 //!   game may be asked for after it;
-//! - [`read_move`]: a MOVE counts only from the side to move and as a legal move
-//!   ([`MoveFault`] otherwise);
 //! - [`frame_fault`]: how bad a frame that is not a message is ([`FrameFault`]): a lone NUL or a
 //!   frame cut by the end of the stream carries nothing, a broken CHAT changes no state, anything
 //!   else breaks the dialogue;
-//! - [`game_end`] and [`stop_code`]: a GAMEEND; [`acknowledgement`], the GAMEEND that answers
+//! - [`game_end`]: a GAMEEND; [`acknowledgement`], the GAMEEND that answers
 //!   one (reason `0`, stop code `1` when either side asks to stop); [`SEND_AWAY`], the one that
 //!   ends a game with a peer that is silent or too noisy;
 //! - `Clock`: the time each side used, charged from the start of its turn to its move;
-//! - [`rules_ending`] and [`claim_ending`]: how a game ended, first by the rules, else by the
-//!   first GAMEEND's reason, in the one vocabulary of [`Termination`] (whose
+//! - [`Observer::rules_ending`] and [`claim_ending`]: how a game ended, first by the rules
+//!   (with a draw rule met since the last take-back), else by the first GAMEEND's reason, in
+//!   the one vocabulary of [`Termination`] (whose
 //!   [`reason`](Termination::reason) is the stable word results files use);
 //! - [`Observer`]: one dialogue followed from outside, message by message from either end:
 //!   its phase, position and take-back request, what each message means ([`Meaning`]) and
@@ -46,17 +45,22 @@ mod observer;
 
 use std::time::{Duration, Instant};
 
-use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
+use damx_rules::{Color, GameResult, Position};
 use damx_wire::{
     AcceptCode, EndReason, FrameErrorKind, GameEnd, GameReq, Message, Minutes, MoveLimit, Name,
     ProtocolVersion, StopCode, StreamError,
 };
 
 use crate::config::NoiseBudget;
-use crate::convert::{MoveMatchError, color_to_wire, match_move, start_to_wire};
+use crate::convert::{color_to_wire, start_to_wire};
 use crate::record::{Termination, win};
 
 pub use observer::{Breach, Meaning, Observed, Observer, Party, Rule};
+
+/// Our end of a dialogue a role takes part in (the player's, the referee's seat's).
+pub(crate) const US: Party = Party::A;
+/// The other end: the peer, or the refereed program.
+pub(crate) const PEER: Party = Party::B;
 
 /// The GAMEREQ that asks for a game: the Follower plays `follower_color`, `minutes` of thinking
 /// time each and `move_limit` moves (0: none), clamped to what the fields hold; `start` `None`
@@ -90,32 +94,6 @@ pub const fn game_answer(code: AcceptCode) -> (&'static str, bool) {
     }
 }
 
-/// Why a received MOVE cannot be played.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MoveFault {
-    /// Its sender is not to move.
-    OutOfTurn,
-    /// No legal move has its from, to and set of captured squares.
-    Illegal(MoveMatchError),
-}
-
-/// The legal move in `position` that `received` stands for, from a sender that is to move
-/// (`to_move`): a MOVE counts only from the side to move, and only as a legal move
-/// ([`match_move`]).
-///
-/// # Errors
-/// A [`MoveFault`]: out of turn first, else why no legal move matches.
-pub fn read_move(
-    position: &Position,
-    to_move: bool,
-    received: &damx_wire::Move,
-) -> Result<Move, MoveFault> {
-    if !to_move {
-        return Err(MoveFault::OutOfTurn);
-    }
-    match_move(position, received).map_err(MoveFault::Illegal)
-}
-
 /// How much a frame that is not a DXP message matters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FrameFault {
@@ -141,21 +119,14 @@ pub fn frame_fault(error: &StreamError) -> FrameFault {
     }
 }
 
-/// The stop code that says `stop`.
-pub const fn stop_code(stop: bool) -> StopCode {
-    if stop {
+/// A GAMEEND with `reason`, asking to stop (stop code `1`) if `stop`.
+pub const fn game_end(reason: EndReason, stop: bool) -> GameEnd {
+    let stop = if stop {
         StopCode::Stop
     } else {
         StopCode::Continue
-    }
-}
-
-/// A GAMEEND with `reason`, asking to stop if `stop`.
-pub const fn game_end(reason: EndReason, stop: bool) -> GameEnd {
-    GameEnd {
-        reason,
-        stop: stop_code(stop),
-    }
+    };
+    GameEnd { reason, stop }
 }
 
 /// The GAMEEND that acknowledges one: reason `0`, and stop code `1` when either side asks to
@@ -223,20 +194,6 @@ impl Clock {
     /// Whether `color` is past `budget` by more than `grace`.
     pub(crate) fn is_past(&self, budget: Duration, grace: Duration, color: Color) -> bool {
         self.used(color) > budget + grace
-    }
-}
-
-/// How the rules end `game`: its final position (no legal move, or a draw rule), or `drawn`,
-/// a draw rule met at an earlier position (since the last take-back); `None` while the rules
-/// let it go on.
-pub fn rules_ending(game: &Game, drawn: Option<DrawReason>) -> Option<(GameResult, Termination)> {
-    let side_to_move = game.position().side_to_move();
-    match game.outcome() {
-        Some(outcome @ Outcome::Win { winner, .. }) => {
-            Some((win(winner), Termination::of_outcome(outcome, side_to_move)))
-        }
-        Some(Outcome::Draw(reason)) => Some((GameResult::Draw, Termination::DrawRule(reason))),
-        None => drawn.map(|reason| (GameResult::Draw, Termination::DrawRule(reason))),
     }
 }
 

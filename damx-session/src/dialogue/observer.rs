@@ -24,11 +24,13 @@
 
 use std::fmt;
 
-use damx_rules::{Color, Game, Move, Outcome, Position};
+use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
 use damx_wire::{AcceptCode, BackAccCode, EndReason, GameReq, Message, StopCode};
 
-use crate::convert::{MoveMatchError, back_request_ply, color_from_wire, start_position};
-use crate::dialogue::{MoveFault, read_move};
+use crate::convert::{
+    MoveMatchError, back_request_ply, color_from_wire, match_move, start_position,
+};
+use crate::record::{Termination, win};
 
 /// One of the two ends of the dialogue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -71,23 +73,31 @@ impl fmt::Display for Party {
 /// What kind of rule a [`Breach`] (or a role's own finding) is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rule {
-    /// A frame that is not a DXP message.
+    /// A frame that is not a DXP message (bad framing, undecodable).
     BadFrame,
-    /// A message the dialogue does not allow in its state.
+    /// A message the dialogue does not allow in its state: a GAMEACC without a GAMEREQ, a
+    /// GAMEREQ from the Follower or during a game, a MOVE outside a game, a BACKACC without a
+    /// BACKREQ, a second GAMEEND before the acknowledgement, a GAMEEND between games.
     OutOfState,
-    /// A MOVE, or a first GAMEEND, from the party that is not to move.
+    /// A MOVE, or a first GAMEEND, from the party that is not to move (a GAMEEND that answers
+    /// the opponent's illegal or out-of-turn MOVE may come at any time).
     OutOfTurn,
-    /// A MOVE that is not legal in the game's position.
+    /// A MOVE that is not legal in the game's position (matched by from, to and the set of
+    /// captured squares); the game goes on without it.
     IllegalMove,
-    /// A field value the spec does not allow there.
+    /// A field value the spec does not allow there: a GAMEACC `0` to a request of another
+    /// protocol version or with an impossible start, an acknowledgement with a reason other
+    /// than `0`.
     BadField,
-    /// A first GAMEEND that was not acknowledged with a GAMEEND.
+    /// A first GAMEEND that was not acknowledged with a GAMEEND: the other party sent
+    /// something else, or closed.
     MissingAck,
-    /// A message after a handshake with stop code `1`.
+    /// Anything but a CHAT after a GAMEEND handshake with stop code `1`.
     AfterStop,
     /// The connection was closed during a game.
     ClosedInGame,
-    /// More noise than the [`NoiseBudget`](crate::config::NoiseBudget) allows.
+    /// More bad frames, chats, take-back requests and breaches at once (or in all) than the
+    /// [`NoiseBudget`](crate::config::NoiseBudget) allows.
     Noise,
 }
 
@@ -150,11 +160,12 @@ pub enum Meaning {
     Requested { number: u32, request: GameReq },
     /// Game `number` was refused with `code`.
     Refused { number: u32, code: AcceptCode },
-    /// Game `number` starts from `start`, `white` playing white.
+    /// Game `number` of `request` starts from `start`, `white` playing white.
     Started {
         number: u32,
         white: Party,
         start: Position,
+        request: GameReq,
     },
     /// The GAMEREQ during game `number` was refused; the game goes on.
     StrayRefused { number: u32 },
@@ -288,6 +299,9 @@ pub struct Observer {
     initiator: Option<Party>,
     games: u32,
     closed: [bool; 2],
+    /// The first ply of the game at which a draw rule applied since the last take-back, and
+    /// which.
+    drawn: Option<(usize, DrawReason)>,
 }
 
 impl Default for Observer {
@@ -305,6 +319,16 @@ impl Observer {
             initiator: None,
             games: 0,
             closed: [false; 2],
+            drawn: None,
+        }
+    }
+
+    /// An observer at the start of a connection whose Initiator is known: a GAMEREQ from the
+    /// other party breaks the rules and asks for nothing.
+    pub fn with_initiator(initiator: Party) -> Observer {
+        Observer {
+            initiator: Some(initiator),
+            ..Observer::new()
         }
     }
 
@@ -321,6 +345,31 @@ impl Observer {
     /// The running game, or the last one (the normal start before the first).
     pub fn current(&self) -> &Game {
         &self.game
+    }
+
+    /// How the rules end the running game (or the last one): its final position (no legal
+    /// move, or a draw rule), or a draw rule met at an earlier position since the last
+    /// take-back; `None` while the rules let it go on.
+    pub fn rules_ending(&self) -> Option<(GameResult, Termination)> {
+        let side_to_move = self.game.position().side_to_move();
+        match self.game.outcome() {
+            Some(outcome @ Outcome::Win { winner, .. }) => {
+                Some((win(winner), Termination::of_outcome(outcome, side_to_move)))
+            }
+            Some(Outcome::Draw(reason)) => Some((GameResult::Draw, Termination::DrawRule(reason))),
+            None => {
+                (self.drawn).map(|(_, reason)| (GameResult::Draw, Termination::DrawRule(reason)))
+            }
+        }
+    }
+
+    /// Whether a GAMEEND of the last handshake carried stop code `1`: the session is over, or
+    /// will be once the first GAMEEND is acknowledged.
+    pub fn stopping(&self) -> bool {
+        matches!(
+            self.phase,
+            Phase::Stopped | Phase::Ending { stop: true, .. }
+        )
     }
 
     /// The colour `party` plays in the running game.
@@ -434,6 +483,10 @@ impl Observer {
         }
         .map(|(rule, what)| Breach::new(rule, format!("sent a GAMEREQ {what}")));
         observed.breaches.extend(breach);
+        if self.initiator != Some(from) {
+            // The Follower's GAMEREQ asks for nothing.
+            return observed;
+        }
         self.games += 1;
         self.phase = Phase::Requested {
             number: self.games,
@@ -479,6 +532,7 @@ impl Observer {
                     Color::Black => from.other(),
                 };
                 self.game = Game::new(start);
+                self.drawn = None;
                 self.phase = Phase::Playing(Followed {
                     number,
                     white,
@@ -490,6 +544,7 @@ impl Observer {
                     number,
                     white,
                     start,
+                    request,
                 });
                 observed
             }
@@ -524,16 +579,24 @@ impl Observer {
             Phase::Ending { .. } => return self.outside_game("sent a MOVE after its GAMEEND"),
             _ => return self.outside_game("sent a MOVE outside a game"),
         };
-        let before = *self.game.position();
-        let number = followed.number;
-        match read_move(
-            &before,
-            followed.party_of(self.game.position().side_to_move()) == from,
-            mv,
-        ) {
+        let (before, number) = (*self.game.position(), followed.number);
+        let color = before.side_to_move();
+        // A MOVE counts only from the side to move, and only as a legal move.
+        let to_move = followed.party_of(color);
+        if to_move != from {
+            followed.offender = Some(from);
+            let what = format!("sent a MOVE in game {number} when {to_move} ({color}) was to move");
+            return Observed::breach(Rule::OutOfTurn, what);
+        }
+        match match_move(&before, mv) {
             Ok(legal) => {
                 self.game.play(legal);
                 followed.offender = None;
+                if self.drawn.is_none()
+                    && let Some(Outcome::Draw(reason)) = self.game.outcome()
+                {
+                    self.drawn = Some((self.game.ply(), reason));
+                }
                 Observed::meaning(Meaning::Moved {
                     number,
                     ply: self.game.ply(),
@@ -542,24 +605,14 @@ impl Observer {
                     outcome: self.game.outcome(),
                 })
             }
-            Err(fault) => {
+            Err(error) => {
                 followed.offender = Some(from);
-                let color = before.side_to_move();
-                Observed::broke(match fault {
-                    MoveFault::OutOfTurn => {
-                        let to_move = followed.party_of(color);
-                        let what = format!(
-                            "sent a MOVE in game {number} when {to_move} ({color}) was to move"
-                        );
-                        Breach::new(Rule::OutOfTurn, what)
-                    }
-                    MoveFault::Illegal(error) => Breach {
-                        rule: Rule::IllegalMove,
-                        what: format!(
-                            "sent an illegal move in game {number} ({color} to move): {error}"
-                        ),
-                        illegal: Some(error),
-                    },
+                Observed::broke(Breach {
+                    rule: Rule::IllegalMove,
+                    what: format!(
+                        "sent an illegal move in game {number} ({color} to move): {error}"
+                    ),
+                    illegal: Some(error),
                 })
             }
         }
@@ -660,6 +713,7 @@ impl Observer {
             Some(ply) => {
                 let before = self.game.position().side_to_move();
                 self.game.truncate(ply);
+                self.drawn = self.drawn.filter(|(at, _)| *at <= ply);
                 Observed::meaning(Meaning::TakenBack {
                     number: followed.number,
                     ply,
@@ -752,6 +806,73 @@ mod tests {
                 "sent a BACKACC without a BACKREQ to answer"
             )]
         );
+    }
+
+    /// A draw rule met once still ends the game after the players play past it, until a
+    /// take-back goes back before it.
+    #[test]
+    fn a_draw_rule_holds_until_a_take_back() {
+        let start: Position = "B:WK36:BK1".parse().expect("a position");
+        let name = damx_wire::Name::new("damx").expect("a name");
+        let request = crate::dialogue::game_request(name, Color::Black, 5, 0, Some(&start));
+        let mut observer = Observer::new();
+        observer.observe(A, &Message::GameReq(request));
+        feed(&mut observer, &[(B, "Apeer                            0")]);
+        let shuffle = ["M0000010600", "M0000364100", "M0000060100", "M0000413600"];
+        let players = [B, A, B, A];
+        for _ in 0..2 {
+            let frames: Vec<_> = players.into_iter().zip(shuffle).collect();
+            assert!(
+                feed(&mut observer, &frames)
+                    .iter()
+                    .all(|seen| seen.breaches.is_empty())
+            );
+        }
+        let drawn = Some((
+            GameResult::Draw,
+            Termination::DrawRule(DrawReason::Repetition),
+        ));
+        assert_eq!(observer.rules_ending(), drawn);
+        feed(&mut observer, &[(B, "M0000010600")]);
+        assert_eq!(observer.rules_ending(), drawn, "played past");
+        feed(&mut observer, &[(B, "B001W"), (A, "K0")]);
+        assert_eq!(observer.current().ply(), 1);
+        assert_eq!(observer.rules_ending(), None);
+    }
+
+    /// With the Initiator known, the Follower's GAMEREQ breaks the rules and asks for nothing:
+    /// the Initiator's request still waits for its answer. A handshake with stop code `1`
+    /// stops the dialogue from the first GAMEEND on.
+    #[test]
+    fn the_followers_gamereq_and_the_stop() {
+        let mut observer = Observer::with_initiator(A);
+        let seen = feed(
+            &mut observer,
+            &[
+                (A, "R01damx                            Z005000A"),
+                (B, "R01peer                            Z005000A"),
+                (B, "Apeer                            0"),
+            ],
+        );
+        assert_eq!(
+            said(&seen[1]),
+            [
+                (Rule::OutOfState, "sent a GAMEREQ, but it is the Follower"),
+                (
+                    Rule::OutOfState,
+                    "sent a GAMEREQ before game 1 was answered"
+                ),
+            ]
+        );
+        assert!(matches!(
+            seen[2].meaning,
+            Some(Meaning::Started { number: 1, .. })
+        ));
+        assert!(!observer.stopping());
+        feed(&mut observer, &[(A, "E01")]);
+        assert!(observer.stopping(), "once asked");
+        feed(&mut observer, &[(B, "E00")]);
+        assert!(observer.stopping() && observer.game().is_none());
     }
 
     /// A GAMEEND from the side not to move breaks the turn, unless it answers an offence;

@@ -468,6 +468,17 @@ fn initiator_game_starts_on_a0() {
     assert!(outs.thinking().is_some());
 }
 
+/// A GAMEREQ from the Follower while ours waits for its answer is told and ignored: the A0
+/// that follows starts our game.
+#[test]
+fn initiator_ignores_the_followers_gamereq() {
+    let (mut h, _) = Harness::initiator(vec![GameSettings::default()]);
+    assert!(h.recv(&gamereq('W', 5, 0)).violations()[0].told);
+    let outs = h.recv(&gameacc('0'));
+    assert!(matches!(outs.events()[..], [Event::GameStarted(_), ..]));
+    assert_eq!(h.phase(), PhaseKind::OurTurn);
+}
+
 /// A2 skips to the next game of the plan; A1 and A3 end the session.
 #[test]
 fn initiator_handles_every_refusal() {

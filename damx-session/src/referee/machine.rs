@@ -15,9 +15,9 @@ use super::{
 };
 use crate::convert::move_to_wire;
 use crate::dialogue::{
-    Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, Party, Rule, SEND_AWAY,
-    acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, is_noise,
-    rules_ending,
+    Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER as PROGRAM, Rule,
+    SEND_AWAY, US as REFEREE, acknowledgement, claim_ending, frame_fault, game_answer, game_end,
+    game_request, is_noise,
 };
 use crate::driver::dxp_name;
 use crate::machine::Incoming;
@@ -125,18 +125,11 @@ struct Seat {
     /// When the current wait ends.
     deadline: Option<Instant>,
     dxp_name: Option<String>,
-    /// A stop code `1` was exchanged: close after the handshake.
-    stop: bool,
     /// The noise this program made against the budget.
     noise: NoiseMeter,
     /// The dialogue with this program (the referee is [`REFEREE`], the program [`PROGRAM`]).
     dialogue: Observer,
 }
-
-/// The referee's end of a seat's dialogue.
-const REFEREE: Party = Party::A;
-/// The program's end.
-const PROGRAM: Party = Party::B;
 
 impl Seat {
     fn new(config: &RefereeConfig) -> Seat {
@@ -144,9 +137,8 @@ impl Seat {
             phase: Phase::Idle,
             deadline: None,
             dxp_name: None,
-            stop: false,
             noise: NoiseMeter::new(config.noise),
-            dialogue: Observer::new(),
+            dialogue: Observer::with_initiator(REFEREE),
         }
     }
 
@@ -222,12 +214,11 @@ impl RefereeMachine {
             RefereeInput::StopAfter => self.setup.stop_after = [true, true],
             RefereeInput::Abort => {
                 self.aborting = true;
-                let verdict = Verdict {
-                    result: GameResult::Unfinished,
-                    reason: Reason::Aborted,
-                    detail: "the referee was stopped".to_owned(),
-                    disqualified: Vec::new(),
-                };
+                let verdict = decided(
+                    GameResult::Unfinished,
+                    Reason::Aborted,
+                    "the referee was stopped",
+                );
                 self.decide(verdict, now, &mut out);
             }
         }
@@ -258,11 +249,12 @@ impl RefereeMachine {
     pub fn into_report(self) -> GameReport {
         let keep = self.seats.clone().map(|seat| seat.phase == Phase::Finished);
         GameReport {
-            verdict: self.verdict.unwrap_or(Verdict {
-                result: GameResult::Unfinished,
-                reason: Reason::Aborted,
-                detail: "the game was not finished".to_owned(),
-                disqualified: Vec::new(),
+            verdict: self.verdict.unwrap_or_else(|| {
+                decided(
+                    GameResult::Unfinished,
+                    Reason::Aborted,
+                    "the game was not finished",
+                )
             }),
             moves: self.game.moves().to_vec(),
             millis: self.millis,
@@ -378,11 +370,7 @@ impl RefereeMachine {
                 self.send_end(color, now, out);
             }
             (Phase::OweEnd, Message::GameEnd(end)) => self.acknowledge(color, end, out),
-            (Phase::AwaitAck, Message::GameEnd(end)) => {
-                let seat = self.seat(color);
-                seat.stop |= end.stop == StopCode::Stop;
-                self.finish_seat(color, out);
-            }
+            (Phase::AwaitAck, Message::GameEnd(_)) => self.finish_seat(color, out),
             (_, message) => {
                 let what = format!("{} ignored: {message}", message.kind());
                 note(out, color, &what);
@@ -469,16 +457,10 @@ impl RefereeMachine {
                 millis,
             },
         );
-        if let Some(verdict) = rules_verdict(&self.game) {
+        if let Some(verdict) = self.rules_verdict(color) {
             self.decide(verdict, now, out);
         } else if let Some((result, how)) = self.judge.database(&self.game) {
-            let verdict = Verdict {
-                result,
-                reason: Reason::Egdb,
-                detail: how,
-                disqualified: Vec::new(),
-            };
-            self.decide(verdict, now, out);
+            self.decide(decided(result, Reason::Egdb, how), now, out);
         } else if self
             .config
             .adjudication
@@ -487,13 +469,8 @@ impl RefereeMachine {
         {
             let cap = self.config.adjudication.max_moves.unwrap_or_default();
             let (result, how) = self.judge.judge(&self.game);
-            let verdict = Verdict {
-                result,
-                reason: Reason::MoveCap,
-                detail: format!("{cap} moves each; {how}"),
-                disqualified: Vec::new(),
-            };
-            self.decide(verdict, now, out);
+            let detail = format!("{cap} moves each; {how}");
+            self.decide(decided(result, Reason::MoveCap, detail), now, out);
         } else {
             self.send(!color, move_to_wire(&mv, spent), out);
             self.await_move(!color, now);
@@ -515,7 +492,7 @@ impl RefereeMachine {
             note(out, color, "sent GAMEEND out of turn (honoured)");
         }
         if end.reason != EndReason::GiveUp
-            && let Some(verdict) = rules_verdict(&self.game)
+            && let Some(verdict) = self.rules_verdict(color)
         {
             self.acknowledge(color, end, out);
             self.decide(verdict, now, out);
@@ -531,31 +508,17 @@ impl RefereeMachine {
         let (result, termination) = claim_ending(color, end.reason);
         let trusted = end.reason == EndReason::GiveUp || self.config.claims == ClaimPolicy::Trust;
         let verdict = match result {
-            Some(result) if trusted => Verdict {
-                result,
-                reason: termination.reason(),
-                detail,
-                disqualified: Vec::new(),
-            },
+            Some(result) if trusted => decided(result, termination.reason(), detail),
             _ if self.config.claims == ClaimPolicy::Strict => {
                 Verdict::forfeit(color, Reason::FalseClaim, detail)
             }
             _ => {
                 let (result, how) = self.judge.judge(&self.game);
-                Verdict {
-                    result,
-                    reason: termination.reason(),
-                    detail: format!("{detail}; {how}"),
-                    disqualified: Vec::new(),
-                }
+                decided(result, termination.reason(), format!("{detail}; {how}"))
             }
         };
         self.acknowledge(color, end, out);
-        if verdict.disqualified.is_empty() {
-            self.decide(verdict, now, out);
-        } else {
-            self.disqualify(verdict, now, out);
-        }
+        self.decide(verdict, now, out);
     }
 
     // ---- time ----------------------------------------------------------------------------
@@ -701,10 +664,13 @@ impl RefereeMachine {
         now: Instant,
         out: &mut Vec<RefereeOutput>,
     ) {
-        self.disqualify(Verdict::forfeit(color, reason, detail), now, out);
+        self.decide(Verdict::forfeit(color, reason, detail), now, out);
     }
 
-    fn disqualify(&mut self, verdict: Verdict, now: Instant, out: &mut Vec<RefereeOutput>) {
+    /// The game is decided: each program still in it gets its GAMEEND, an offender at once,
+    /// the others on the referee's turn. A second decision changes nothing; its offenders are
+    /// noted.
+    fn decide(&mut self, verdict: Verdict, now: Instant, out: &mut Vec<RefereeOutput>) {
         if self.verdict.is_some() {
             // The game is decided already: a second offence changes nothing but is noted.
             for &color in &verdict.disqualified {
@@ -735,14 +701,6 @@ impl RefereeMachine {
             }
         }
         self.settle(now, out);
-    }
-
-    /// The game is decided: each program still in it gets its GAMEEND on the referee's turn.
-    fn decide(&mut self, verdict: Verdict, now: Instant, out: &mut Vec<RefereeOutput>) {
-        if self.verdict.is_none() {
-            self.verdict = Some(verdict);
-            self.settle(now, out);
-        }
     }
 
     /// Each program still in the decided game gets its GAMEEND on the referee's turn.
@@ -778,7 +736,6 @@ impl RefereeMachine {
         self.send(color, game_end(reason, stop), out);
         let deadline = now + self.config.reply_timeout;
         let seat = self.seat(color);
-        seat.stop |= stop;
         seat.phase = Phase::AwaitAck;
         seat.deadline = Some(deadline);
     }
@@ -787,24 +744,34 @@ impl RefereeMachine {
     fn acknowledge(&mut self, color: Color, end: GameEnd, out: &mut Vec<RefereeOutput>) {
         let stop = end.stop == StopCode::Stop || self.our_stop(color);
         self.send(color, acknowledgement(stop), out);
-        self.seat(color).stop |= stop;
         self.finish_seat(color, out);
     }
 
     fn our_stop(&self, color: Color) -> bool {
-        self.setup.stop_after[color.index()] || self.aborting || self.seats[color.index()].stop
+        self.setup.stop_after[color.index()] || self.aborting
     }
 
     /// The handshake with `color` is over: keep the connection, or close it after a stop code
-    /// `1`.
+    /// `1` from either side.
     fn finish_seat(&mut self, color: Color, out: &mut Vec<RefereeOutput>) {
-        if self.seats[color.index()].stop {
+        if self.seats[color.index()].dialogue.stopping() {
             self.close_seat(color, out);
         } else {
             let seat = self.seat(color);
             seat.phase = Phase::Finished;
             seat.deadline = None;
         }
+    }
+
+    /// The verdict of the rules in the game of `color`'s dialogue (which has `color`'s last
+    /// move, relayed or not).
+    fn rules_verdict(&self, color: Color) -> Option<Verdict> {
+        let (result, termination) = self.seats[color.index()].dialogue.rules_ending()?;
+        let detail = match &termination {
+            Termination::DrawRule(draw) => draw.to_string(),
+            termination => termination.to_string(),
+        };
+        Some(decided(result, termination.reason(), detail))
     }
 
     /// Sends `message` to `color`'s program, and follows it in that dialogue.
@@ -824,19 +791,15 @@ impl RefereeMachine {
     }
 }
 
-/// The verdict of the rules, in the game's final position.
-fn rules_verdict(game: &Game) -> Option<Verdict> {
-    let (result, termination) = rules_ending(game, None)?;
-    let detail = match &termination {
-        Termination::DrawRule(draw) => draw.to_string(),
-        termination => termination.to_string(),
-    };
-    Some(Verdict {
+/// A verdict that disqualifies no one.
+fn decided(result: GameResult, reason: Reason, detail: impl Into<String>) -> Verdict {
+    let detail = detail.into();
+    Verdict {
         result,
-        reason: termination.reason(),
+        reason,
         detail,
         disqualified: Vec::new(),
-    })
+    }
 }
 
 fn event(out: &mut Vec<RefereeOutput>, event: RefereeEvent) {

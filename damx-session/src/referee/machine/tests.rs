@@ -147,6 +147,20 @@ fn requests_in_order_and_moves_relayed() {
     assert!(!referee.machine.is_done());
 }
 
+/// A program that sends a GAMEREQ of its own before it is asked (it is the Follower) has it
+/// ignored, and its game runs as any other.
+#[test]
+fn a_gamereq_from_a_program_is_ignored() {
+    let mut referee = Referee::new(setup(None), config());
+    let out = referee.from(WHITE, &format!("R01{:<32}Z000000A", "white"));
+    assert!(sent(&out, WHITE).is_empty() && disqualified(&out).is_empty());
+    referee.from(BLACK, &acc("Black Program", '0'));
+    referee.from(WHITE, &acc("White Program", '0'));
+    let out = referee.from(WHITE, "M0000322800");
+    assert_eq!(sent(&out, BLACK), ["M0000322800"]);
+    assert!(disqualified(&referee.log).is_empty());
+}
+
 /// An illegal move forfeits at once: both get a GAMEEND (reason from the opponent's seat),
 /// both acknowledge, both connections stay for the next game.
 #[test]
