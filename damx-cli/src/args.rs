@@ -451,9 +451,10 @@ impl EngineArgs {
 /// Which evaluation the built-in engine uses, for every command that runs it.
 #[derive(Debug, Args)]
 pub(crate) struct EvalArgs {
-    /// The evaluation: hand (hand-written features) or pattern (region tables fitted to game
-    /// results, with the built-in weights unless --weights is given)
-    #[arg(long, value_enum, value_name = "KIND", default_value_t = EvalKind::Hand)]
+    /// The evaluation: pattern (region tables fitted to game results on top of the hand-written
+    /// features, with the built-in weights unless --weights is given) or hand (the hand-written
+    /// features alone)
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = EvalKind::Pattern)]
     eval: EvalKind,
 
     /// Pattern weights file (written by `cargo xtask train fit`); implies --eval pattern. A
@@ -477,7 +478,7 @@ impl EvalArgs {
         match (&self.weights, self.eval) {
             (Some(weights), _) => EvalParams::with_patterns(weights.clone()),
             (None, EvalKind::Pattern) => EvalParams::pattern(),
-            (None, EvalKind::Hand) => EvalParams::default(),
+            (None, EvalKind::Hand) => EvalParams::tuned(),
         }
     }
 }
@@ -639,7 +640,12 @@ mod tests {
             eval: EvalKind::Hand,
             weights: None,
         };
-        assert_eq!(hand.params(), EvalParams::default());
+        assert_eq!(hand.params(), EvalParams::tuned());
+        let default = Cli::try_parse_from(["damx", "bench"]).unwrap();
+        let Command::Bench(args) = default.command else {
+            panic!("not bench")
+        };
+        assert_eq!(args.eval.params(), EvalParams::default());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -33,7 +33,7 @@ pub struct EngineOptions {
 }
 
 impl Default for EngineOptions {
-    /// One thread, 64 MiB, the tuned weights, every search technique on, no databases.
+    /// One thread, 64 MiB, the default evaluation, every search technique on, no databases.
     fn default() -> EngineOptions {
         EngineOptions {
             threads: 1,

@@ -164,9 +164,11 @@ const FEATURE_NAMES: [&str; FEATURE_COUNT] = {
 /// The evaluation weights, in centi-men per unit of each feature, for the opening and for the
 /// ending.
 ///
-/// [`EvalParams::default`] gives the tuned weights the engine plays with; [`EvalParams::hand_set`]
-/// the starting point of the tuning. Weights can be read from and written to a small text
-/// format (one `name mg eg` line per feature) to compare weight sets in the gauntlet.
+/// [`EvalParams::default`] is the evaluation the engine plays with: the built-in pattern weights
+/// on the hand features ([`EvalParams::pattern`]). [`EvalParams::tuned`] is the hand features
+/// alone with their tuned weights, [`EvalParams::hand_set`] the starting point of their tuning.
+/// Weights can be read from and written to a small text format (one `name mg eg` line per
+/// feature) to compare weight sets in the gauntlet.
 ///
 /// With [`EvalParams::patterns`] set, the engine evaluates with the pattern evaluation
 /// ([`crate::pattern`]): those weights alone, or added to the hand features when their
@@ -183,27 +185,28 @@ pub struct EvalParams {
 }
 
 impl Default for EvalParams {
-    /// The tuned weights the engine plays with.
+    /// The evaluation the engine plays with: [`EvalParams::pattern`].
     fn default() -> EvalParams {
+        EvalParams::pattern()
+    }
+}
+
+impl EvalParams {
+    /// The hand features alone, with their tuned weights.
+    pub fn tuned() -> EvalParams {
         EvalParams {
             opening: weights::OPENING,
             ending: weights::ENDING,
             patterns: None,
         }
     }
-}
 
-impl EvalParams {
-    /// The tuned weights (the default).
-    pub fn tuned() -> EvalParams {
-        EvalParams::default()
-    }
-
-    /// The pattern evaluation with `weights`.
+    /// The pattern evaluation with `weights` (on the tuned hand features when their base is
+    /// the hand evaluation).
     pub fn with_patterns(weights: Arc<PatternWeights>) -> EvalParams {
         EvalParams {
             patterns: Some(weights),
-            ..EvalParams::default()
+            ..EvalParams::tuned()
         }
     }
 
@@ -716,7 +719,7 @@ mod tests {
             let position = position(fen);
             assert_eq!(
                 evaluate_with(&position, &on_hand),
-                evaluate_with(&position, &EvalParams::default()),
+                evaluate_with(&position, &EvalParams::tuned()),
                 "{fen}"
             );
         }
@@ -731,7 +734,7 @@ mod tests {
             .unwrap()
             .on_base(Base::Hand);
         let corrected = evaluate_with(&position, &EvalParams::with_patterns(Arc::new(one)));
-        let hand = evaluate_with(&position, &EvalParams::default());
+        let hand = evaluate_with(&position, &EvalParams::tuned());
         assert_eq!(
             corrected.value() - hand.value(),
             40 / draw_divisor(&Material::of(&position))

@@ -910,12 +910,14 @@ mod tests {
         ));
     }
 
-    /// More material scores higher with the built-in weights.
+    /// The built-in weights correct the hand evaluation, and with them more material still
+    /// scores higher.
     #[test]
     fn builtin_weights_count_material() {
-        let weights = PatternWeights::builtin();
-        let ahead = weights.evaluate_raw(&position("W:W31-50:B1-19"));
-        let level = weights.evaluate_raw(&position("W:W31-50:B1-20"));
+        assert_eq!(PatternWeights::builtin().base(), Base::Hand);
+        let eval = crate::EvalParams::pattern();
+        let score = |fen: &str| crate::evaluate_with(&position(fen), &eval).value();
+        let (ahead, level) = (score("W:W31-50:B1-19"), score("W:W31-50:B1-20"));
         assert!(ahead > level + 50, "{ahead} vs {level}");
     }
 }

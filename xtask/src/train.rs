@@ -32,7 +32,7 @@ use damx_engine::openings;
 use damx_engine::pattern::{
     Base, GLOBAL_COUNT, PatternWeights, Pieces, REGION_SIZE, REGIONS, Terms, global_names,
 };
-use damx_engine::{Engine, EngineOptions, Limits, StopSignal};
+use damx_engine::{Engine, EngineOptions, EvalParams, Limits, StopSignal};
 use damx_rules::{Bitboard, Color, Outcome, Position};
 use rayon::prelude::*;
 
@@ -654,7 +654,7 @@ fn hand_white(pieces: &Pieces) -> f32 {
         pieces.side_to_move,
     );
     let Ok(position) = position else { return 0.0 };
-    let score = damx_engine::evaluate(&position).value() as f32;
+    let score = damx_engine::evaluate_with(&position, &EvalParams::tuned()).value() as f32;
     match pieces.side_to_move {
         Color::White => score,
         Color::Black => -score,

@@ -13,7 +13,7 @@
 //! | `depth=N`, `nodes=N`, `movetime=S` | built-in engine | a fixed strength instead of the game clock |
 //! | `threads=N`, `hash=MB` | built-in engine | its search threads and table size (default 1 and 64) |
 //! | `egdb=DIR` or `egdb=off` | built-in engine | its endgame databases (default: the default directory of `damx egdb`, when it holds any) |
-//! | `eval=hand\|pattern`, `weights=FILE` | built-in engine | its evaluation: the hand features (default) or the pattern tables, with the built-in weights or those of a file from `cargo xtask train fit` |
+//! | `eval=pattern\|hand`, `weights=FILE` | built-in engine | its evaluation: the pattern tables on the hand features (default), with the built-in weights or those of a file from `cargo xtask train fit`, or the hand features alone |
 //! | `seed=N` | random mover | its seed |
 //! | `hub:PROGRAM ARGS` or `hub=PROGRAM ARGS` | Hub engine | a Hub engine program, bridged to DXP in process (with `dir`, and `depth`, `nodes`, `movetime` for a fixed strength) |
 //! | `option.NAME=VALUE` | Hub engine | sent as `set-param name=NAME value=VALUE` before `init` |
@@ -235,7 +235,7 @@ impl SpecBuilder {
             "eval" => {
                 let kind = needs(value)?;
                 let eval = match kind.as_str() {
-                    "hand" => EvalParams::default(),
+                    "hand" => EvalParams::tuned(),
                     "pattern" => EvalParams::pattern(),
                     _ => return Err(format!("eval: expected hand or pattern, found {kind:?}")),
                 };
@@ -622,6 +622,7 @@ mod tests {
             Err(error) => Err(error),
         };
         assert_eq!(evaluation("builtin"), Ok(EvalParams::default()));
+        assert_eq!(evaluation("builtin,eval=hand"), Ok(EvalParams::tuned()));
         assert_eq!(
             evaluation("builtin,eval=pattern"),
             Ok(EvalParams::pattern())
