@@ -9,12 +9,31 @@ use std::thread;
 use std::time::Duration;
 
 use common::{bounded, connecting_initiator, listening_follower};
-use crossbeam_channel::unbounded;
+use crossbeam_channel::{Receiver, unbounded};
 use damx_rules::Color;
-use damx_session::proxy::{Entry, run_proxy};
-use damx_session::{Address, Control, InitiatorConfig};
+use damx_session::proxy::{Entry, ProxyLog, run_proxy};
+use damx_session::{Address, Command, Control, InitiatorConfig, SessionError};
 
 const LIMIT: Duration = Duration::from_secs(30);
+
+/// `run_proxy` on a free port of 127.0.0.1 towards program B at `b`, on a thread of its own,
+/// and the entries it reports.
+fn spawn_proxy(
+    b: Address,
+    commands: Receiver<Command>,
+) -> (
+    thread::JoinHandle<Result<Option<ProxyLog>, SessionError>>,
+    Receiver<Entry>,
+) {
+    let (entries_tx, entries) = unbounded();
+    let proxy = thread::spawn(move || {
+        run_proxy(&"127.0.0.1:0".parse().unwrap(), &b, &commands, |entry| {
+            let _ = entries_tx.send(entry);
+            Ok(())
+        })
+    });
+    (proxy, entries)
+}
 
 /// A game of eight moves each through the proxy: the log tells the request, the start, the
 /// moves, the GAMEEND and its acknowledgement in words, and ends with no finding.
@@ -23,19 +42,8 @@ fn the_log_of_a_correct_dialogue() {
     bounded(LIMIT, || {
         let (follower, follower_address) = listening_follower();
         let follower_address = Address::from(follower_address);
-        let (entries_tx, entries) = unbounded();
         let (_proxy_control, commands) = Control::new();
-        let proxy = thread::spawn(move || {
-            run_proxy(
-                &"127.0.0.1:0".parse().unwrap(),
-                &follower_address,
-                &commands,
-                |entry| {
-                    let _ = entries_tx.send(entry);
-                    Ok(())
-                },
-            )
-        });
+        let (proxy, entries) = spawn_proxy(follower_address, commands);
         let Ok(Entry::Listening { address }) = entries.recv() else {
             panic!("the proxy says where it listens first");
         };
@@ -68,18 +76,7 @@ fn the_log_of_a_correct_dialogue() {
 fn a_stop_ends_the_wait() {
     bounded(LIMIT, || {
         let (control, commands) = Control::new();
-        let (entries_tx, entries) = unbounded();
-        let proxy = thread::spawn(move || {
-            run_proxy(
-                &"127.0.0.1:0".parse().unwrap(),
-                &"127.0.0.1:1".parse().unwrap(),
-                &commands,
-                |entry| {
-                    let _ = entries_tx.send(entry);
-                    Ok(())
-                },
-            )
-        });
+        let (proxy, entries) = spawn_proxy("127.0.0.1:1".parse().unwrap(), commands);
         assert!(matches!(entries.recv(), Ok(Entry::Listening { .. })));
         control.stop();
         assert!(proxy.join().unwrap().unwrap().is_none());
@@ -94,18 +91,7 @@ fn a_stop_once_connected_shuts_both_connections() {
         let b = TcpListener::bind("127.0.0.1:0").unwrap();
         let b_address = Address::from(b.local_addr().unwrap());
         let (control, commands) = Control::new();
-        let (entries_tx, entries) = unbounded();
-        let proxy = thread::spawn(move || {
-            run_proxy(
-                &"127.0.0.1:0".parse().unwrap(),
-                &b_address,
-                &commands,
-                |entry| {
-                    let _ = entries_tx.send(entry);
-                    Ok(())
-                },
-            )
-        });
+        let (proxy, entries) = spawn_proxy(b_address, commands);
         let Ok(Entry::Listening { address }) = entries.recv() else {
             panic!("the proxy says where it listens first");
         };
