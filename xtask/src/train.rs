@@ -578,15 +578,18 @@ fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
+/// The cross-entropy of result `y` (0, 0.5 or 1) against the prediction `sigmoid(x)`.
+fn cross_entropy(x: f32, y: f32) -> f64 {
+    let p = f64::from(sigmoid(x).clamp(1e-6, 1.0 - 1e-6));
+    let y = f64::from(y);
+    -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
+}
+
 /// The mean cross-entropy of `samples` under `weights` at scale `k`.
 fn data_loss(weights: &[[f32; 2]], samples: &[Sample], k: f32) -> f64 {
     let sum: f64 = samples
         .par_iter()
-        .map(|s| {
-            let p = sigmoid(k * score(weights, s)).clamp(1e-6, 1.0 - 1e-6);
-            -(f64::from(s.result) * f64::from(p).ln()
-                + (1.0 - f64::from(s.result)) * (1.0 - f64::from(p)).ln())
-        })
+        .map(|s| cross_entropy(k * score(weights, s), s.result))
         .sum();
     sum / samples.len().max(1) as f64
 }
@@ -620,14 +623,7 @@ fn fit_scale(samples: &[Sample]) -> f32 {
 /// of `(score, result)` pairs, by golden-section search, and that loss.
 fn best_scale(pairs: &[(f32, f32)]) -> (f32, f64) {
     let loss = |k: f32| -> f64 {
-        let sum: f64 = pairs
-            .iter()
-            .map(|&(x, y)| {
-                let p = sigmoid(k * x).clamp(1e-6, 1.0 - 1e-6);
-                -(f64::from(y) * f64::from(p).ln()
-                    + (1.0 - f64::from(y)) * (1.0 - f64::from(p)).ln())
-            })
-            .sum();
+        let sum: f64 = pairs.iter().map(|&(x, y)| cross_entropy(k * x, y)).sum();
         sum / pairs.len().max(1) as f64
     };
     let (mut low, mut high) = (1e-4f32, 0.1f32);
