@@ -24,7 +24,7 @@ use damx_session::tournament::spec::parse_seconds;
 
 use crate::cmd;
 use crate::cmd::analyse::Subject;
-use crate::input::{Source, parse_position};
+use crate::input::Source;
 use crate::log::Level;
 
 mod egdb;
@@ -364,7 +364,7 @@ impl EncodeArgs {
 #[derive(Debug, Args)]
 pub(crate) struct PerftArgs {
     /// The position: a FEN such as "W:W31-50:B1-20", or "startpos"
-    #[arg(value_parser = parse_position)]
+    #[arg(value_parser = Position::from_fen_or_startpos)]
     position: Position,
 
     /// How many plies deep to count
@@ -592,21 +592,13 @@ impl BenchArgs {
     }
 }
 
-/// `startpos` or a FEN (recognised by its start, `W:` or `B:`), else a PDN file's path.
-fn parse_subject(text: &str) -> Result<Subject, String> {
-    if looks_like_fen(text) || text.trim().eq_ignore_ascii_case("startpos") {
-        parse_position(text).map(Subject::Position)
+/// `startpos` or a FEN ([`Position::names_a_position`]), else a PDN file's path.
+fn parse_subject(text: &str) -> Result<Subject, damx_rules::FenError> {
+    if Position::names_a_position(text) {
+        Position::from_fen_or_startpos(text).map(Subject::Position)
     } else {
         Ok(Subject::Pdn(PathBuf::from(text)))
     }
-}
-
-/// Whether the text starts as a FEN does: an optional quote, the side to move, a colon.
-fn looks_like_fen(text: &str) -> bool {
-    let text = text.trim_start().trim_start_matches('"').trim_start();
-    let mut chars = text.chars();
-    matches!(chars.next(), Some('W' | 'B' | 'w' | 'b'))
-        && chars.as_str().trim_start().starts_with(':')
 }
 
 #[cfg(test)]
@@ -647,29 +639,5 @@ mod tests {
         };
         assert_eq!(args.eval.params(), EvalParams::default());
         let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    /// `startpos` and FENs are positions; anything else names a PDN file.
-    #[test]
-    fn analyse_tells_a_fen_from_a_file() {
-        assert!(
-            matches!(parse_subject("startpos"), Ok(Subject::Position(p)) if p == Position::initial())
-        );
-        assert!(matches!(
-            parse_subject("W:W31-50:B1-20"),
-            Ok(Subject::Position(_))
-        ));
-        assert!(matches!(
-            parse_subject("\"B:W31:B1\""),
-            Ok(Subject::Position(_))
-        ));
-        assert!(matches!(
-            parse_subject("games/opening.pdn"),
-            Ok(Subject::Pdn(_))
-        ));
-        assert!(matches!(parse_subject("-"), Ok(Subject::Pdn(p)) if p.as_os_str() == "-"));
-        // Recognised as a FEN, so its error is reported rather than a missing file.
-        let error = parse_subject("W:W51").unwrap_err();
-        assert!(error.contains("51"), "{error}");
     }
 }

@@ -1,6 +1,6 @@
 //! Where a command's items come from (arguments, standard input or a file, read one line at
 //! a time by damx-wire's [`LineReader`] with a bound on the length), and how an item is named
-//! in a message; a position argument.
+//! in a message.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -8,7 +8,6 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read};
 use std::path::PathBuf;
 
-use damx_rules::Position;
 use damx_wire::LineReader;
 
 use crate::error::Error;
@@ -128,14 +127,6 @@ impl fmt::Display for Origin {
             Origin::Frame { number, offset } => write!(f, "frame {number} (byte {offset})"),
         }
     }
-}
-
-/// A position argument: `startpos` or a FEN.
-pub(crate) fn parse_position(text: &str) -> Result<Position, String> {
-    if text.trim().eq_ignore_ascii_case("startpos") {
-        return Ok(Position::initial());
-    }
-    Position::from_fen(text).map_err(|e| e.to_string())
 }
 
 /// Reads the whole of `source` as text (a PDN file), with the error naming it.

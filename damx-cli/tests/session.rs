@@ -244,33 +244,25 @@ fn a_quiet_demo_prints_only_the_result() {
 // ---------------------------------------------------------------------------------------------
 // play
 
-/// A person's game through standard input against the built-in engine: help, the legal
-/// moves, a wrong move told and asked again, a move, a take-back, a chat, then resigning:
-/// the PDN says white gave up.
+/// A person's game through standard input against the built-in engine (what each line
+/// gets: damx-session's seat tests): a capture text that fits two captures lists both and
+/// takes a number, a chat, then resigning; the PDN has the chosen capture and says white
+/// gave up.
 #[test]
 fn play_takes_moves_and_commands_from_standard_input() {
     let dir = TempDir::new("play");
     let pdn = dir.path("play.pdn");
+    // White's king on 16 reaches 2 over 32, 33 and 8, or over 32, 34 and 8.
     let mut play = Damx::line(&format!(
-        "play --depth 1 --hash 4 --pace 0 --name Tester --pdn {pdn}"
+        "play --start W:WK16,25:B8,32,33,34,45 --depth 1 --hash 4 --pace 0 --name Tester --pdn {pdn}"
     ));
     play.expect("your move", |line| line.starts_with("your move (white"));
-    play.type_line("help");
-    play.expect("listing undo", |line| line.trim_start().starts_with("undo"));
-    play.type_line("moves");
-    let moves = play.expect("legal moves", |line| line.starts_with("legal moves: "));
-    assert_eq!(moves.split_whitespace().count(), 2 + 9, "{moves}");
-    play.type_line("32-29");
-    play.expect("the reason", |line| line.contains("\"32-29\""));
-    play.expect("the prompt again", |line| line.starts_with("your move"));
-    play.type_line("32-28");
-    play.expect("our move", |line| {
-        line.contains("32-28") && line.contains("Tester")
-    });
+    play.type_line("16x2");
+    play.expect("the question", |line| line.contains("fits 2 captures"));
+    play.expect("candidate 2", |line| line.trim_start().starts_with("2)"));
+    play.type_line("2");
+    play.expect("the capture", |line| line.contains("16x43x30x2"));
     play.expect("your next move", |line| line.starts_with("your move"));
-    play.type_line("undo");
-    play.expect("the take-back", |line| line.contains("back to ply 0"));
-    play.expect("your move again", |line| line.starts_with("your move"));
     play.type_line("chat good luck");
     play.expect("the chat", |line| line == "chat to the peer: good luck");
     play.type_line("resign");
@@ -281,38 +273,8 @@ fn play_takes_moves_and_commands_from_standard_input() {
     assert_eq!(games.len(), 1);
     assert_eq!(games[0].tag("White"), Some("Tester"));
     assert_eq!(games[0].tag("Termination"), Some("white gave up"));
-    assert!(games[0].moves.is_empty(), "the move was taken back");
-}
-
-/// A capture text that fits two captures lists both with their paths and takes a number;
-/// `quit` then ends the game with a GAMEEND, and the PDN has the chosen capture.
-#[test]
-fn play_asks_which_capture_an_ambiguous_text_means() {
-    let dir = TempDir::new("play-ambiguous");
-    let pdn = dir.path("play.pdn");
-    // White's king on 16 reaches 2 over 32, 33 and 8, or over 32, 34 and 8.
-    let mut play = Damx::line(&format!(
-        "play --start W:WK16,25:B8,32,33,34,45 --depth 1 --hash 4 --pace 0 --pdn {pdn}"
-    ));
-    play.expect("your move", |line| line.starts_with("your move"));
-    play.type_line("16x2");
-    play.expect("the question", |line| line.contains("fits 2 captures"));
-    let first = play.expect("candidate 1", |line| line.trim_start().starts_with("1)"));
-    let second = play.expect("candidate 2", |line| line.trim_start().starts_with("2)"));
-    assert!(first.contains("16x38x24x2 (captures 8,32,33)"), "{first}");
-    assert!(second.contains("16x43x30x2 (captures 8,32,34)"), "{second}");
-    play.type_line("2");
-    play.expect("the capture", |line| line.contains("16x43x30x2"));
-    play.expect("your next move", |line| line.starts_with("your move"));
-    play.type_line("quit");
-    let (code, out, errors) = play.finish();
-    assert_eq!(code, 0, "{out}\n{errors}");
-    let games = games_in(Path::new(&pdn));
-    let chosen = second.split_whitespace().nth(1).unwrap().to_owned();
     let game = games[0].to_game().unwrap();
-    let start = *game.start();
-    assert_eq!(start.move_text(&game.moves()[0]), chosen);
-    assert_eq!(games[0].result, GameResult::Unfinished);
+    assert_eq!(game.start().move_text(&game.moves()[0]), "16x43x30x2");
 }
 
 /// Reads NUL-terminated frames from a raw socket, a scripted peer's way.

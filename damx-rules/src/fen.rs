@@ -279,6 +279,32 @@ pub fn parse_setup(text: &str) -> Result<Setup, FenError> {
 }
 
 impl Position {
+    /// Reads a position as a person names it on a command line or in a form: `startpos` (any
+    /// case, blanks around it allowed) for the start position, else a FEN.
+    ///
+    /// ```
+    /// use damx_rules::Position;
+    /// assert_eq!(Position::from_fen_or_startpos(" StartPos"), Ok(Position::initial()));
+    /// assert!(Position::from_fen_or_startpos("W:W51").is_err());
+    /// ```
+    pub fn from_fen_or_startpos(text: &str) -> Result<Position, FenError> {
+        if text.trim().eq_ignore_ascii_case("startpos") {
+            return Ok(Position::initial());
+        }
+        Position::from_fen(text)
+    }
+
+    /// Whether `text` is meant as a position rather than, say, a file name: `startpos`, or a
+    /// text that starts as a FEN does (an optional quote, the side to move, a colon). Such a
+    /// text's FEN errors are worth reporting as they are.
+    pub fn names_a_position(text: &str) -> bool {
+        let fen = text.trim_start().trim_start_matches('"').trim_start();
+        let mut chars = fen.chars();
+        text.trim().eq_ignore_ascii_case("startpos")
+            || (matches!(chars.next(), Some('W' | 'B' | 'w' | 'b'))
+                && chars.as_str().trim_start().starts_with(':'))
+    }
+
     /// Reads a FEN string (see the [`fen`](crate::fen) module for the accepted forms).
     pub fn from_fen(text: &str) -> Result<Position, FenError> {
         let setup = parse_setup(text)?;
@@ -331,6 +357,32 @@ mod tests {
 
     fn kind(text: &str) -> FenErrorKind {
         Position::from_fen(text).unwrap_err().kind
+    }
+
+    /// `startpos` and FENs name positions; anything else (a file name, `-`) does not. A text
+    /// meant as a FEN keeps its error.
+    #[test]
+    fn positions_are_told_from_other_names() {
+        for (text, named) in [
+            ("startpos", true),
+            ("STARTPOS ", true),
+            ("W:W31-50:B1-20", true),
+            ("\"B:W31:B1\"", true),
+            ("b : W31:B1", true),
+            ("W:W51", true),
+            ("games/opening.pdn", false),
+            ("Wins.pdn", false),
+            ("-", false),
+        ] {
+            assert_eq!(Position::names_a_position(text), named, "{text}");
+        }
+        assert_eq!(
+            Position::from_fen_or_startpos("startpos"),
+            Ok(Position::initial())
+        );
+        assert!(Position::from_fen_or_startpos("\"B:W31:B1\"").is_ok());
+        let error = Position::from_fen_or_startpos("W:W51").unwrap_err();
+        assert!(error.to_string().contains("51"), "{error}");
     }
 
     /// The start position reads in the usual spellings and writes back canonically.

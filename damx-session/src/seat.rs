@@ -6,7 +6,10 @@
 //! take-back of their last move, resigning, a draw claim, stopping, an answer to the peer's
 //! take-back request) into the session's [`Command`](crate::Command)s or the move answered;
 //! what cannot be done now is a [`SeatError`] that says why. A text front end reads each line
-//! the person types as a [`Wish`] ([`Wish::read`]; [`HELP`] lists the words).
+//! the person types as a [`Wish`] ([`Wish::read`]; [`HELP`] lists the words) and shows the
+//! [`Reply`] of [`Seat::respond`], the question an event asks ([`Seat::event`]) and the
+//! prompt on the person's turn ([`Seat::prompt`]). [`play_person`] plays the person's session
+//! against the built-in engine (a real DXP game over 127.0.0.1) or another program.
 //!
 //! ```
 //! use damx_session::seat::{Seat, SeatError};
@@ -21,13 +24,19 @@
 //! ```
 
 use std::fmt;
+use std::thread;
 
+use crossbeam_channel::{Receiver, Sender, unbounded};
 use damx_rules::{Move, MoveTextError, MoveTextErrorKind, Position};
 use damx_wire::EndReason;
 
-use crate::driver::Control;
-use crate::event::Event;
-use crate::player::MoveRequest;
+use crate::config::{Role, SessionConfig};
+use crate::driver::{
+    Control, Endpoint, LoopbackSide, SessionError, SessionReport, play_loopback, run,
+};
+use crate::engine_player::{EnginePlayer, EnginePlayerOptions};
+use crate::event::{Command, Event};
+use crate::player::{ChannelPlayer, MoveRequest};
 
 /// Why the person's wish cannot be carried out now.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -140,6 +149,107 @@ impl<'a> Wish<'a> {
     }
 }
 
+/// What a front end shows after a line the person typed ([`Seat::respond`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reply {
+    /// The text to show, if any (it may hold several lines).
+    pub text: Option<String>,
+    /// Whether to ask for the move again ([`Seat::prompt`]): the text was no legal move.
+    pub prompt: bool,
+}
+
+impl Reply {
+    /// Nothing to say if `result` is a success, else why not.
+    fn unless_done<T>(result: Result<T, SeatError>) -> Reply {
+        Reply {
+            text: result.err().map(|error| error.to_string()),
+            prompt: false,
+        }
+    }
+}
+
+/// Whom a person plays ([`play_person`]).
+#[derive(Clone, Debug)]
+pub enum Opponent {
+    /// The built-in engine, in a real DXP game over TCP on 127.0.0.1 that the person asks
+    /// for as the Initiator.
+    Engine(Box<EnginePlayerOptions>),
+    /// Another program, listened for or connected to; `role` is the person's.
+    Program {
+        /// Where it is.
+        endpoint: Endpoint,
+        /// The person's role: the Initiator asks for the game.
+        role: Role,
+    },
+}
+
+impl Opponent {
+    /// Whether the person asks for the game, and so chooses the colours, clock and start.
+    pub fn person_initiates(&self) -> bool {
+        !matches!(
+            self,
+            Opponent::Program {
+                role: Role::Follower,
+                ..
+            }
+        )
+    }
+}
+
+/// Plays a person's session against `opponent` until it is over: `session` is the person's
+/// (an Initiator's role when [`Opponent::person_initiates`], else a Follower's), `person`
+/// their player, fed by a [`Seat`] over the [`Control`] of `commands`; the session's events go
+/// to `events`. Against the built-in engine, [`Command::Abort`] aborts the engine's side too
+/// (forwarded by a thread that ends with the last sender of `commands`). Returns the reports,
+/// the person's first.
+///
+/// # Errors
+/// If the connection cannot be made (or, against the engine, the sockets set up).
+pub fn play_person(
+    opponent: &Opponent,
+    session: &SessionConfig,
+    person: ChannelPlayer,
+    commands: Receiver<Command>,
+    events: Sender<Event>,
+) -> Result<Vec<SessionReport>, SessionError> {
+    let options = match opponent {
+        Opponent::Program { endpoint, .. } => {
+            return run(endpoint, session, Box::new(person), commands, events)
+                .map(|report| vec![report]);
+        }
+        Opponent::Engine(options) => options,
+    };
+    let (engine_control, engine_commands) = Control::new();
+    let (person_control, person_commands) = Control::new();
+    thread::spawn(move || {
+        for command in commands {
+            if command == Command::Abort {
+                engine_control.abort();
+            }
+            if !person_control.send(command) {
+                break;
+            }
+        }
+    });
+    let engine = LoopbackSide {
+        config: SessionConfig {
+            frame_gap: session.frame_gap,
+            ..SessionConfig::default()
+        },
+        player: Box::new(EnginePlayer::new(options.as_ref().clone())),
+        control: engine_commands,
+        events: unbounded().0,
+    };
+    let person = LoopbackSide {
+        config: session.clone(),
+        player: Box::new(person),
+        control: person_commands,
+        events,
+    };
+    let (person, engine) = play_loopback(person, engine, false)?;
+    Ok(vec![person, engine])
+}
+
 /// A person's seat at one session; see the module docs.
 #[derive(Debug)]
 pub struct Seat {
@@ -185,8 +295,9 @@ impl Seat {
         !self.choice.is_empty()
     }
 
-    /// Takes in an event of the session.
-    pub fn event(&mut self, event: &Event) {
+    /// Takes in an event of the session; returns the question it puts to the person, if any
+    /// (the peer's take-back request: answer yes or no).
+    pub fn event(&mut self, event: &Event) -> Option<&'static str> {
         match event {
             Event::GameStarted(info) => {
                 self.in_game = true;
@@ -201,13 +312,95 @@ impl Seat {
                 self.position = *position;
                 self.ply = *ply;
             }
-            Event::TakeBackRequested { .. } => self.take_back_asked = true,
+            Event::TakeBackRequested { .. } => {
+                self.take_back_asked = true;
+                return Some("accept the take-back? (yes or no)");
+            }
             Event::GameOver(_) => {
                 self.in_game = false;
                 self.turn = None;
                 self.take_back_asked = false;
             }
             _ => {}
+        }
+        None
+    }
+
+    /// The prompt while it is the person's turn: `your move (white, 296 s left):`.
+    pub fn prompt(&mut self) -> Option<String> {
+        let turn = self.current_turn()?;
+        let color = turn.game.position().side_to_move();
+        let clock = match turn.clock.our_remaining {
+            Some(left) => format!(", {} s left", left.as_secs()),
+            None => String::new(),
+        };
+        Some(format!("your move ({color}{clock}):"))
+    }
+
+    /// Carries out a line the person typed, read as a [`Wish`], and says what to show: the
+    /// help, the board, the legal moves, the captures an ambiguous text fits (numbered, to
+    /// choose one), why a wish cannot be carried out now; nothing for a move played or a
+    /// chat sent.
+    pub fn respond(&mut self, line: &str) -> Reply {
+        let line = line.trim();
+        if line.is_empty() {
+            return Reply::default();
+        }
+        let wish = Wish::read(line, self);
+        if let Wish::Choose(number) = wish {
+            return Reply::unless_done(self.choose(number));
+        }
+        self.drop_choice();
+        let text = match wish {
+            Wish::Help => HELP.to_owned(),
+            Wish::Board => {
+                let board = self.position.diagram().numbered(true).indent(2);
+                format!("{}{}", board.side_to_move(false), self.position.to_fen())
+            }
+            Wish::Moves => {
+                let moves = self.position.legal_moves();
+                let texts: Vec<String> =
+                    moves.iter().map(|mv| self.position.move_text(mv)).collect();
+                format!("legal moves: {}", texts.join(" "))
+            }
+            Wish::TakeBack => match self.take_back() {
+                Ok(ply) => format!("asking to take back to ply {ply}"),
+                Err(error) => error.to_string(),
+            },
+            Wish::Chat(text) => {
+                self.chat(text);
+                return Reply::default();
+            }
+            Wish::Resign => return Reply::unless_done(self.end(EndReason::GiveUp)),
+            Wish::Draw => return Reply::unless_done(self.end(EndReason::Draw)),
+            Wish::Quit => {
+                self.stop();
+                "stopping: the game ends on your turn".to_owned()
+            }
+            Wish::Answer(accept) => return Reply::unless_done(self.answer_take_back(accept)),
+            Wish::Choose(_) | Wish::Move(_) => match self.play_text(line) {
+                Ok(_) => return Reply::default(),
+                Err(SeatError::Ambiguous(candidates)) => {
+                    let mut text = format!("{line} fits {} captures:", candidates.len());
+                    for (number, candidate) in candidates.iter().enumerate() {
+                        text.push_str(&format!("\n  {}) {candidate}", number + 1));
+                    }
+                    text + "\nwhich one? (type its number)"
+                }
+                Err(error @ (SeatError::NoGame | SeatError::NotYourTurn)) => {
+                    format!("{error}: `help` lists the commands")
+                }
+                Err(error) => {
+                    return Reply {
+                        text: Some(error.to_string()),
+                        prompt: true,
+                    };
+                }
+            },
+        };
+        Reply {
+            text: Some(text),
+            prompt: false,
         }
     }
 
@@ -347,9 +540,7 @@ mod tests {
     use damx_rules::{Color, Game};
 
     use super::*;
-    use crate::config::Role;
-    use crate::event::Command;
-    use crate::player::{ChannelPlayer, ClockState, GameInfo, Player, StopSignal};
+    use crate::player::{ClockState, GameInfo, Player, StopSignal};
 
     fn started(start: Position) -> Event {
         Event::GameStarted(GameInfo {
@@ -437,6 +628,153 @@ mod tests {
         assert_eq!(seat.answer_take_back(false), Ok(()));
         assert_eq!(commands.try_recv(), Ok(Command::AnswerTakeBack(false)));
         assert!(!seat.take_back_asked());
+    }
+
+    /// What a typed line gets: the help, the board, the legal moves, why a move is refused
+    /// (then the prompt again), the numbered captures an ambiguous text fits and the one
+    /// chosen, a take-back asked for, the peer's request answered, a chat, quitting.
+    #[test]
+    fn typed_lines_get_their_replies() {
+        let (control, commands) = Control::new();
+        let mut seat = Seat::new(control);
+        let text = |reply: Reply| reply.text.unwrap_or_default();
+        assert_eq!(seat.respond("  "), Reply::default());
+        assert_eq!(seat.respond("help").text.as_deref(), Some(HELP));
+        assert_eq!(text(seat.respond("resign")), "no game is running");
+        let start = Position::initial();
+        seat.event(&started(start));
+        let not_yet = "it is not your turn: `help` lists the commands";
+        assert_eq!(text(seat.respond("32-28")), not_yet);
+        assert!(seat.prompt().is_none());
+
+        let asking = ask(&mut seat, Game::new(start));
+        assert_eq!(seat.prompt().as_deref(), Some("your move (white):"));
+        let board = text(seat.respond("board"));
+        assert!(
+            board.contains("46") && board.ends_with(&start.to_fen()),
+            "{board}"
+        );
+        let moves = text(seat.respond("moves"));
+        assert_eq!(moves.split_whitespace().count(), 2 + 9, "{moves}");
+        let refused = seat.respond("32-29");
+        assert!(refused.prompt && text(refused).contains("\"32-29\""));
+        assert_eq!(seat.respond("chat good luck"), Reply::default());
+        assert_eq!(commands.try_recv(), Ok(Command::Chat("good luck".into())));
+        assert_eq!(seat.respond("32-28"), Reply::default());
+        assert!(asking.join().unwrap().is_some());
+        let mv = start.parse_move("32-28").unwrap();
+        seat.event(&Event::MovePlayed(crate::event::MovePlayed {
+            number: 1,
+            ply: 1,
+            by: crate::event::Side::Us,
+            color: Color::White,
+            mv,
+            text: "32-28".into(),
+            seconds: 0,
+            time: Duration::ZERO,
+            position: start.play(&mv),
+        }));
+        assert_eq!(text(seat.respond("undo")), "asking to take back to ply 0");
+        assert_eq!(commands.try_recv(), Ok(Command::TakeBack { ply: 0 }));
+        let request = Event::TakeBackRequested {
+            number: 1,
+            ply: 0,
+            move_number: 1,
+            color: Color::White,
+        };
+        assert_eq!(
+            seat.event(&request),
+            Some("accept the take-back? (yes or no)")
+        );
+        assert_eq!(seat.respond("yes"), Reply::default());
+        assert_eq!(commands.try_recv(), Ok(Command::AnswerTakeBack(true)));
+
+        // White's king on 16 reaches 2 over 32, 33 and 8, or over 32, 34 and 8.
+        let position: Position = "W:WK16,25:B8,32,33,34,45".parse().unwrap();
+        seat.event(&started(position));
+        let asking = ask(&mut seat, Game::new(position));
+        assert_eq!(
+            text(seat.respond("16x2")),
+            "16x2 fits 2 captures:\n  1) 16x38x24x2 (captures 8,32,33)\n  \
+             2) 16x43x30x2 (captures 8,32,34)\nwhich one? (type its number)"
+        );
+        assert_eq!(text(seat.respond("3")), "type one of the numbers listed");
+        assert_eq!(seat.respond("2"), Reply::default());
+        let chosen = asking.join().unwrap().unwrap();
+        assert_eq!(position.move_text(&chosen), "16x43x30x2");
+        assert_eq!(
+            text(seat.respond("quit")),
+            "stopping: the game ends on your turn"
+        );
+        assert_eq!(commands.try_recv(), Ok(Command::Stop));
+        assert_eq!(seat.respond("draw"), Reply::default());
+        assert_eq!(commands.try_recv(), Ok(Command::EndGame(EndReason::Draw)));
+    }
+
+    /// A person plays the built-in engine in a real DXP game over 127.0.0.1: the move typed
+    /// is played, the engine answers, a take-back of it is asked for and granted, and
+    /// resigning ends the game given up; both sides report.
+    #[test]
+    fn a_person_plays_the_built_in_engine() {
+        use crate::config::InitiatorConfig;
+        use crossbeam_channel::{after, never, select};
+        use damx_engine::{EngineOptions, Limits};
+
+        let (person, turns) = ChannelPlayer::new("person");
+        let (control, commands) = Control::new();
+        let (events_tx, events) = unbounded();
+        let series = InitiatorConfig::series(1, Color::White, 0, 0, &[]);
+        let mut session = SessionConfig::initiator(series);
+        session.frame_gap = Duration::ZERO;
+        let opponent = Opponent::Engine(Box::new(EnginePlayerOptions {
+            engine: EngineOptions {
+                hash_mb: 4,
+                ..EngineOptions::default()
+            },
+            fixed: Some(Limits::depth(1)),
+            ..EnginePlayerOptions::default()
+        }));
+        assert!(opponent.person_initiates());
+        let playing =
+            thread::spawn(move || play_person(&opponent, &session, person, commands, events_tx));
+        let mut seat = Seat::new(control);
+        let typed = [
+            ("32-28", None),
+            ("undo", Some("asking to take back to ply 0")),
+        ];
+        let (mut typed, mut turns) = (typed.into_iter().chain([("resign", None)]), turns);
+        let mut taken_back = false;
+        let (mut over, deadline) = (None, after(Duration::from_secs(30)));
+        loop {
+            select! {
+                recv(events) -> event => match event {
+                    Ok(Event::GameOver(record)) => over = Some(record),
+                    Ok(event) => {
+                        taken_back |= matches!(event, Event::TakeBackDone { ply: 0, .. });
+                        seat.event(&event);
+                    }
+                    Err(_) => break,
+                },
+                recv(turns) -> turn => match turn {
+                    Ok(turn) => {
+                        while let Ok(event) = events.try_recv() {
+                            taken_back |= matches!(event, Event::TakeBackDone { ply: 0, .. });
+                            seat.event(&event);
+                        }
+                        seat.turn(turn);
+                        let (line, says) = typed.next().unwrap();
+                        assert_eq!(seat.respond(line).text.as_deref(), says);
+                    }
+                    Err(_) => turns = never(),
+                },
+                recv(deadline) -> _ => panic!("the game did not end"),
+            }
+        }
+        let reports = playing.join().unwrap().unwrap();
+        assert_eq!(reports.len(), 2);
+        let record = over.expect("the game ended");
+        assert!(taken_back && record.moves.is_empty(), "{:?}", record.moves);
+        assert_eq!(record.termination.to_string(), "white gave up");
     }
 
     /// Lines read as wishes: the words in any case, `chat` only with a text, numbers and

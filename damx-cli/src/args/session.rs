@@ -18,8 +18,9 @@ use damx_session::{
     SeriesColors, SessionConfig, Timeouts,
 };
 
-use super::{EngineArgs, parse_position};
+use super::EngineArgs;
 use crate::cmd;
+use damx_session::seat::Opponent;
 use damx_session::tournament::OpeningSource;
 use damx_session::tournament::spec::{LocalPlayer, parse_seconds};
 use damx_session::{Address, Endpoint};
@@ -375,7 +376,7 @@ pub(crate) struct InitiateArgs {
     plan: PlanArgs,
 
     /// Start every game from this position (a FEN) instead of the normal start
-    #[arg(long, value_name = "FEN", value_parser = parse_position, conflicts_with_all = ["openings", "ballots"])]
+    #[arg(long, value_name = "FEN", value_parser = Position::from_fen_or_startpos, conflicts_with_all = ["openings", "ballots"])]
     start: Option<Position>,
 
     /// Start the games from the positions of this file: FENs one a line, or PDN games (the
@@ -498,7 +499,7 @@ pub(crate) struct PlayArgs {
     plan: PlanArgs,
 
     /// Start from this position (a FEN; as Initiator) instead of the normal start
-    #[arg(long, value_name = "FEN", value_parser = parse_position)]
+    #[arg(long, value_name = "FEN", value_parser = Position::from_fen_or_startpos)]
     start: Option<Position>,
 
     #[command(flatten)]
@@ -538,13 +539,18 @@ impl PlayArgs {
                     .filter(|user| !user.trim().is_empty())
             })
             .unwrap_or_else(|| "player".to_owned());
+        let opponent = match self.peer.given() {
+            Some(endpoint) => Opponent::Program {
+                endpoint,
+                role: self.role,
+            },
+            None => Opponent::Engine(Box::new(engine)),
+        };
         cmd::play::Config {
-            peer: self.peer.given(),
-            role: self.role,
+            opponent,
             plan: self.plan.plan(60, SeriesColors::Fixed(Color::White)),
             start: self.start,
             name,
-            engine,
             session: SessionConfig { records, ..session },
         }
     }

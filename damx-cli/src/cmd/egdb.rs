@@ -14,7 +14,6 @@ use damx_engine::egdb::MAX_SLICE_PIECES;
 use damx_rules::Position;
 
 use crate::error::Error;
-use crate::input::parse_position;
 use crate::log::{info, note, problem};
 use crate::progress::Progress;
 
@@ -32,7 +31,7 @@ pub(crate) enum Action {
     /// The value of a position, and of each of its moves
     Probe {
         /// The position, as a FEN such as "W:WK46,K47,K48:BK5"
-        #[arg(value_parser = parse_position)]
+        #[arg(value_parser = Position::from_fen_or_startpos)]
         position: Position,
     },
     /// Check every stored position against its successors (exit code 1 on any mismatch)
