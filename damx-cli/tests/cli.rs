@@ -1,25 +1,57 @@
 //! Runs the real `damx` binary and checks its output and exit codes, command by command,
-//! valid and invalid input alike.
+//! valid and invalid input alike: most cases are one [`run`] each, with the exit code and
+//! what standard output and standard error must hold.
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 mod common;
-use common::{TempDir, code, damx, damx_line, damx_with_input, stderr, stdout};
+use common::{TempDir, code, damx_with_input, stderr, stdout, words};
 
-/// Every line on standard error is one of ours: `damx: ` and a lower-case message.
-fn assert_our_error_lines(output: &Output) {
-    let text = stderr(output);
-    assert!(!text.is_empty(), "expected an error on stderr");
-    for line in text.lines() {
-        let message = line
-            .strip_prefix("damx: ")
-            .unwrap_or_else(|| panic!("not a damx error line: {line:?}"));
-        assert!(
-            !message.starts_with(char::is_uppercase),
-            "not lower case: {line:?}"
-        );
+/// What a stream of the binary must hold.
+#[derive(Clone, Copy)]
+enum Expect<'a> {
+    /// Exactly this text.
+    Is(&'a str),
+    /// Each of these texts.
+    Has(&'a [&'a str]),
+    /// Our error lines only (`damx: ` and a lower-case message), holding each of these texts.
+    Ours(&'a [&'a str]),
+}
+use Expect::{Has, Is, Ours};
+
+impl Expect<'_> {
+    fn check(self, stream: &str, text: &str, args: &[&str]) {
+        match self {
+            Is(expected) => assert_eq!(text, expected, "{stream} of {args:?}"),
+            Has(parts) | Ours(parts) => {
+                for part in parts {
+                    assert!(
+                        text.contains(part),
+                        "{stream} of {args:?}: no {part:?} in\n{text}"
+                    );
+                }
+            }
+        }
+        if let Ours(_) = self {
+            assert!(!text.is_empty(), "{args:?}: expected an error on stderr");
+            for line in text.lines() {
+                let message = line
+                    .strip_prefix("damx: ")
+                    .unwrap_or_else(|| panic!("not a damx error line: {line:?}"));
+                assert!(!message.starts_with(char::is_uppercase), "{line:?}");
+            }
+        }
     }
+}
+
+/// Runs `damx args` with `stdin` to the end and checks its exit code and both streams.
+fn run(args: &[&str], stdin: &[u8], exit: i32, out: Expect<'_>, err: Expect<'_>) -> Output {
+    let output = damx_with_input(args, stdin);
+    assert_eq!(code(&output), exit, "{args:?}: {}", stderr(&output));
+    out.check("stdout", &stdout(&output), args);
+    err.check("stderr", &stderr(&output), args);
+    output
 }
 
 /// Some of the spec's test vectors (dxp.md §5) and their JSON (damx-wire's serde shape; its
@@ -36,93 +68,52 @@ const VECTORS: &[(&str, &str)] = &[
     ("K1", r#"{"type":"backacc","code":"not_supported"}"#),
 ];
 
-/// The wire texts of the vectors, one a line.
-fn wire_lines() -> String {
-    VECTORS
-        .iter()
-        .map(|(wire, _)| format!("{wire}\n"))
-        .collect()
+/// The wire texts (`0`) or the JSON (`1`) of the vectors, one a line.
+fn vector_lines(json: bool) -> String {
+    let line = |vector: &(&str, &str)| format!("{}\n", if json { vector.1 } else { vector.0 });
+    VECTORS.iter().map(line).collect()
 }
 
-/// Their JSON, one a line.
-fn json_lines() -> String {
-    VECTORS
-        .iter()
-        .map(|(_, json)| format!("{json}\n"))
-        .collect()
-}
-
-// ---------------------------------------------------------------------------------------------
-// The skeleton
-
-/// `--version` names the program and its version.
+/// The version, the overview (the commands and the exit codes), an example of each command
+/// in its help, usage errors (exit code 2, nothing on standard output), `-q` and `-v`.
 #[test]
-fn version_names_the_program() {
-    let output = damx_line("--version");
-    assert_eq!(code(&output), 0);
-    assert_eq!(
-        stdout(&output).trim(),
-        format!("damx {}", env!("CARGO_PKG_VERSION"))
-    );
-}
-
-/// The overview lists the commands and the exit codes.
-#[test]
-fn help_lists_the_commands_and_the_exit_codes() {
-    let output = damx_line("--help");
-    assert_eq!(code(&output), 0);
-    let text = stdout(&output);
+fn the_skeleton() {
+    let version = format!("damx {}\n", env!("CARGO_PKG_VERSION"));
+    run(&["--version"], b"", 0, Is(&version), Is(""));
+    let overview = [
+        "decode",
+        "encode",
+        "analyse",
+        "perft",
+        "bench",
+        "Exit codes:",
+    ];
+    run(&["--help"], b"", 0, Has(&overview), Is(""));
     for command in ["decode", "encode", "analyse", "perft", "bench"] {
-        assert!(text.contains(command), "{command} missing from:\n{text}");
-    }
-    assert!(text.contains("Exit codes:"), "{text}");
-}
-
-/// Every command's long help ends with a copy-paste example of that command.
-#[test]
-fn every_command_has_an_example_in_its_help() {
-    for command in ["decode", "encode", "analyse", "perft", "bench"] {
-        let output = damx(&[command, "--help"]);
-        assert_eq!(code(&output), 0, "{command}");
-        let text = stdout(&output);
-        assert!(text.contains("Examples:"), "{command}:\n{text}");
-        assert!(
-            text.contains(&format!("  damx {command} ")),
-            "{command}:\n{text}"
+        let example = format!("  damx {command} ");
+        run(
+            &[command, "--help"],
+            b"",
+            0,
+            Has(&["Examples:", &example]),
+            Is(""),
         );
     }
-}
-
-/// A wrong command line is clap's usage error: exit code 2.
-#[test]
-fn usage_errors_exit_with_2() {
-    for args in [
-        &[][..],
-        &["frobnicate"],
-        &["perft", "startpos"],
-        &["perft", "startpos", "many"],
-        &["decode", "--frames", "E00"],
-        &["decode", "-v", "-q", "E00"],
+    for line in [
+        "",
+        "frobnicate",
+        "perft startpos",
+        "perft startpos many",
+        "decode --frames E00",
+        "decode -v -q E00",
     ] {
-        let output = damx(args);
-        assert_eq!(code(&output), 2, "{args:?}: {}", stderr(&output));
-        assert!(output.stdout.is_empty(), "{args:?}");
+        run(&words(line), b"", 2, Is(""), Has(&[]));
     }
-}
-
-/// `-v` tells what is being done; `-q` keeps problems only.
-#[test]
-fn verbosity_is_chosen_by_v_and_q() {
-    let quiet = damx_line("-q decode E00");
-    assert_eq!(code(&quiet), 0);
-    assert!(quiet.stderr.is_empty());
-    let verbose = damx_line("decode E00 -v");
-    assert_eq!(code(&verbose), 0);
-    assert_eq!(stderr(&verbose), "damx: 1 of 1 messages decoded\n");
+    run(&words("-q decode E00"), b"", 0, Has(&["gameend"]), Is(""));
+    let verbose = Is("damx: 1 of 1 messages decoded\n");
+    run(&words("decode E00 -v"), b"", 0, Has(&["gameend"]), verbose);
     // Problems with the input show even when quiet.
-    let quiet_invalid = damx_line("-q decode X");
-    assert_eq!(code(&quiet_invalid), 1);
-    assert_our_error_lines(&quiet_invalid);
+    run(&words("-q decode X"), b"", 1, Is(""), Ours(&["X"]));
 }
 
 /// A reader that stops reading (`damx decode | head -1`) ends the command quietly.
@@ -150,146 +141,77 @@ fn a_closed_standard_output_is_not_an_error() {
     assert!(output.stderr.is_empty(), "{}", stderr(&output));
 }
 
-// ---------------------------------------------------------------------------------------------
-// decode
-
-/// Every spec vector decodes to its JSON, from arguments and from standard input alike.
+/// `decode`: every spec vector to its JSON, from arguments, standard input and a file; each
+/// invalid line, argument or frame (a raw NUL-framed stream with frames merged as in one TCP
+/// read, an empty frame, a non-ASCII frame, a cut-off end) named with where it came from,
+/// its text, the message kind, the byte and the problem (exit code 1) while the valid ones
+/// around it are converted; a missing file is an I/O error (3).
 #[test]
-fn decode_turns_the_spec_vectors_into_json_lines() {
-    let arguments: Vec<&str> = std::iter::once("decode")
-        .chain(VECTORS.iter().map(|v| v.0))
-        .collect();
-    let output = damx(&arguments);
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-    assert_eq!(stdout(&output), json_lines());
-    assert!(output.stderr.is_empty());
+fn decode() {
+    let (wire, json) = (vector_lines(false), vector_lines(true));
+    let mut args = vec!["decode"];
+    args.extend(VECTORS.iter().map(|vector| vector.0));
+    run(&args, b"", 0, Is(&json), Is(""));
+    run(&["decode"], wire.as_bytes(), 0, Is(&json), Is(""));
+    let dir = TempDir::new("decode");
+    let file = dir.file("messages.txt", &wire);
+    run(&["decode", "--file", &file], b"", 0, Is(&json), Is(""));
+    let missing = dir.path("missing.txt");
+    let error = format!("damx: cannot open {missing}: no such file or directory\n");
+    run(&["decode", "-f", &missing], b"", 3, Is(""), Is(&error));
 
-    let output = damx_with_input(&["decode"], wire_lines().as_bytes());
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-    assert_eq!(stdout(&output), json_lines());
-}
-
-/// Invalid lines are named (line number, text, message kind, byte, problem) and the exit
-/// code is 1, while the valid lines around them are still converted.
-#[test]
-fn decode_names_each_invalid_line_and_converts_the_rest() {
-    let input = "E00\nM0012x61100\r\n\nK1\nX12\nM00120611\nK1 \n";
-    let output = damx_with_input(&["decode"], input.as_bytes());
-    assert_eq!(code(&output), 1);
-    assert_eq!(
-        stdout(&output),
-        concat!(
-            r#"{"type":"gameend","reason":"no_reason","stop":"continue"}"#,
-            "\n",
-            r#"{"type":"backacc","code":"not_supported"}"#,
-            "\n"
-        )
-    );
-    assert_our_error_lines(&output);
-    assert_eq!(
-        stderr(&output),
-        "damx: line 2: \"M0012x61100\": MOVE: byte 5: expected a digit, found 'x'\n\
+    let gameend = "{\"type\":\"gameend\",\"reason\":\"no_reason\",\"stop\":\"continue\"}\n";
+    let backacc = "{\"type\":\"backacc\",\"code\":\"not_supported\"}\n";
+    let input = b"E00\nM0012x61100\r\n\nK1\nX12\nM00120611\nK1 \n";
+    let errors = "damx: line 2: \"M0012x61100\": MOVE: byte 5: expected a digit, found 'x'\n\
          damx: line 5: \"X12\": byte 0: unknown message kind 'X'\n\
          damx: line 6: \"M00120611\": MOVE: byte 9: expected at least 11 bytes, found 9\n\
          damx: line 7: \"K1 \": BACKACC: byte 2: expected 2 bytes, found 3\n\
-         damx: 4 of 6 messages could not be decoded\n"
+         damx: 4 of 6 messages could not be decoded\n";
+    run(
+        &["decode"],
+        input,
+        1,
+        Is(&(gameend.to_owned() + backacc)),
+        Is(errors),
     );
-}
-
-/// An argument that is not a message is named by its position among the arguments.
-#[test]
-fn decode_names_invalid_arguments_by_position() {
-    let output = damx_line("decode E00 E09");
-    assert_eq!(code(&output), 1);
-    assert_eq!(stdout(&output).lines().count(), 1);
-    let errors = stderr(&output);
-    assert!(
-        errors.starts_with("damx: argument 2: \"E09\": GAMEEND: byte 2:"),
-        "{errors}"
+    let argument = ["damx: argument 2: \"E09\": GAMEEND: byte 2:"];
+    run(
+        &words("decode E00 E09"),
+        b"",
+        1,
+        Is(gameend),
+        Ours(&argument),
     );
-}
 
-/// With `--frames`, a raw NUL-framed stream (frames merged as in one TCP read, an empty
-/// frame, a non-ASCII frame, a cut-off end) is decoded frame by frame, with byte offsets.
-#[test]
-fn decode_reads_a_nul_framed_stream() {
     let stream = b"E00\0K1\0\0M0012061100\0\xffab\0CHello";
-    let output = damx_with_input(&["decode", "--frames"], stream);
-    assert_eq!(code(&output), 1);
+    let errors = "damx: frame 3 (byte 7): \"\": empty frame: a NUL with no message before it\n\
+         damx: frame 5 (byte 20): \"\\xffab\": frame byte 0: 0xff is not 7-bit ASCII\n\
+         damx: frame 6 (byte 24): \"CHello\": stream ended inside a frame (6 bytes without a NUL)\n\
+         damx: 3 of 6 messages could not be decoded\n";
+    let output = run(&["decode", "--frames"], stream, 1, Has(&[]), Is(errors));
     let lines: Vec<String> = stdout(&output).lines().map(str::to_owned).collect();
     assert_eq!(lines.len(), 3);
     assert!(lines[2].contains(r#""from":6"#), "{lines:?}");
-    assert_our_error_lines(&output);
-    assert_eq!(
-        stderr(&output),
-        "damx: frame 3 (byte 7): \"\": empty frame: a NUL with no message before it\n\
-         damx: frame 5 (byte 20): \"\\xffab\": frame byte 0: 0xff is not 7-bit ASCII\n\
-         damx: frame 6 (byte 24): \"CHello\": stream ended inside a frame (6 bytes without a NUL)\n\
-         damx: 3 of 6 messages could not be decoded\n"
-    );
 }
 
-/// `--file` reads the messages from a file; a missing file is an I/O error, exit code 3.
+/// `encode`: the JSON of every spec vector to exactly its wire text, so that decode and
+/// encode give back the bytes; `--frames` writes each message with its NUL; invalid JSON
+/// objects and values the wire cannot carry are named while the rest are encoded (1).
 #[test]
-fn decode_reads_a_file_and_reports_a_missing_one() {
-    let dir = std::env::temp_dir().join(format!("damx-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("messages.txt");
-    std::fs::write(&path, wire_lines()).unwrap();
-    let output = damx(&["decode", "--file", path.to_str().unwrap()]);
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-    assert_eq!(stdout(&output), json_lines());
-
-    let missing = dir.join("missing.txt");
-    let output = damx(&["decode", "-f", missing.to_str().unwrap()]);
-    assert_eq!(code(&output), 3);
-    assert_our_error_lines(&output);
-    assert_eq!(
-        stderr(&output),
-        format!(
-            "damx: cannot open {}: no such file or directory\n",
-            missing.display()
-        )
-    );
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-// ---------------------------------------------------------------------------------------------
-// encode
-
-/// The JSON of every spec vector encodes to exactly its wire text.
-#[test]
-fn encode_turns_json_lines_into_the_spec_vectors() {
-    let output = damx_with_input(&["encode"], json_lines().as_bytes());
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-    assert_eq!(stdout(&output), wire_lines());
-}
-
-/// decode and encode are inverse: wire text through both comes back byte for byte.
-#[test]
-fn decode_then_encode_gives_back_the_bytes() {
-    let decoded = damx_with_input(&["decode"], wire_lines().as_bytes());
-    let encoded = damx_with_input(&["encode"], &decoded.stdout);
-    assert_eq!(code(&encoded), 0, "{}", stderr(&encoded));
-    assert_eq!(stdout(&encoded), wire_lines());
-}
-
-/// `--frames` writes each message with its NUL, ready for a socket.
-#[test]
-fn encode_writes_frames() {
-    let output = damx(&[
+fn encode() {
+    let (wire, json) = (vector_lines(false), vector_lines(true));
+    run(&["encode"], json.as_bytes(), 0, Is(&wire), Is(""));
+    let decoded = damx_with_input(&["decode"], wire.as_bytes());
+    run(&["encode"], &decoded.stdout, 0, Is(&wire), Is(""));
+    let frames = [
         "encode",
         "--frames",
         r#"{"type":"gameend","reason":"give_up","stop":"stop"}"#,
         r#"{"type":"backacc","code":"accepted"}"#,
-    ]);
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-    assert_eq!(output.stdout, b"E11\0K0\0");
-}
+    ];
+    run(&frames, b"", 0, Is("E11\0K0\0"), Is(""));
 
-/// Invalid JSON objects and values the wire cannot carry are named; the rest are encoded.
-#[test]
-fn encode_names_each_invalid_line_and_converts_the_rest() {
     let input = concat!(
         r#"{"type":"gameend","reason":"draw","stop":"continue"}"#,
         "\n",
@@ -301,75 +223,42 @@ fn encode_names_each_invalid_line_and_converts_the_rest() {
         r#"{"type":"backacc","code":"declined"}"#,
         "\n",
     );
-    let output = damx_with_input(&["encode"], input.as_bytes());
-    assert_eq!(code(&output), 1);
-    assert_eq!(stdout(&output), "E20\nK2\n");
-    assert_our_error_lines(&output);
+    let output = run(&["encode"], input.as_bytes(), 1, Is("E20\nK2\n"), Ours(&[]));
     let errors = stderr(&output);
     let lines: Vec<&str> = errors.lines().collect();
     assert_eq!(lines.len(), 4, "{errors}");
-    assert!(lines[0].starts_with("damx: line 2: "), "{errors}");
-    assert!(lines[0].contains("51"), "{errors}");
+    assert!(lines[0].starts_with("damx: line 2: ") && lines[0].contains("51"));
     assert!(
         lines[1].starts_with("damx: line 3: \"not json\": "),
         "{errors}"
     );
-    assert!(lines[2].starts_with("damx: line 4: "), "{errors}");
-    assert!(lines[2].contains("--frames"), "{errors}");
+    assert!(lines[2].starts_with("damx: line 4: ") && lines[2].contains("--frames"));
     assert_eq!(lines[3], "damx: 3 of 5 messages could not be encoded");
 }
 
-// ---------------------------------------------------------------------------------------------
-// perft
-
-/// The text report gives the published count (rules.md), the threads, the time and the
-/// speed.
+/// `perft`: the published count (rules.md) with the threads, the time and the speed, and no
+/// progress display when standard error is not a terminal; `--json --divide` one object
+/// (its shape: damx-engine's tests), depth 0 the root itself; a FEN that does not parse is a
+/// usage error that says what is wrong with it.
 #[test]
-fn perft_counts_the_start_position() {
-    let output = damx_line("perft startpos 5");
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-    // Standard error is a pipe here, not a terminal: no progress display.
-    assert!(output.stderr.is_empty(), "{}", stderr(&output));
-    let text = stdout(&output);
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "depth    5");
-    assert_eq!(lines[1], "threads  1");
-    assert_eq!(lines[2], "nodes    27117");
-    assert!(
-        lines[3].starts_with("time     ") && lines[3].ends_with(" s"),
-        "{text}"
-    );
-    assert!(
-        lines[4].starts_with("speed    ") && lines[4].ends_with(" nodes/s"),
-        "{text}"
-    );
+fn perft() {
+    let report = [
+        "depth    5\nthreads  1\nnodes    27117\ntime     ",
+        " s\nspeed    ",
+    ];
+    run(&words("perft startpos 5"), b"", 0, Has(&report), Is(""));
+    for (line, nodes, divided) in [
+        ("perft startpos 2 --json --divide", 81, Some(9)),
+        ("perft startpos 0 --json", 1, None),
+    ] {
+        let output = run(&words(line), b"", 0, Has(&[]), Is(""));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+        assert_eq!(report["nodes"], nodes);
+        assert_eq!(report["divide"].as_array().map(Vec::len), divided);
+    }
+    let says = ["square 51 is outside 1..=50"];
+    run(&words("perft W:W31-51:B1-20 3"), b"", 2, Is(""), Has(&says));
 }
-
-/// `--json --divide` gives one object with the division (its shape: damx-engine's tests);
-/// depth 0 counts the root itself.
-#[test]
-fn perft_writes_json() {
-    let output = damx_line("perft startpos 2 --json --divide");
-    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
-    assert_eq!(report["nodes"], 81);
-    assert_eq!(report["divide"].as_array().map(Vec::len), Some(9));
-    let output = damx_line("perft startpos 0 --json");
-    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
-    assert_eq!(report["nodes"], 1);
-}
-
-/// A FEN that does not parse is a usage error that says what is wrong with it.
-#[test]
-fn perft_refuses_an_invalid_fen() {
-    let output = damx_line("perft W:W31-51:B1-20 3");
-    assert_eq!(code(&output), 2);
-    assert!(output.stdout.is_empty());
-    let errors = stderr(&output);
-    assert!(errors.contains("square 51 is outside 1..=50"), "{errors}");
-}
-
-// ---------------------------------------------------------------------------------------------
-// analyse
 
 /// The JSON lines of `analyse --json`, each parsed.
 fn json_values(output: &Output) -> Vec<serde_json::Value> {
@@ -379,22 +268,18 @@ fn json_values(output: &Output) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// Whether `text` is a legal move of `position` written as the rules crate writes it.
-fn is_legal_move_text(position: &damx_rules::Position, text: &str) -> bool {
-    position
-        .legal_moves()
-        .iter()
-        .any(|mv| position.move_text(mv) == text)
-}
-
-/// Text output: the board, one line per depth up to the limit, then the best move, legal in
-/// the position.
+/// `analyse` as text: the board, one line per depth up to the limit, then the best move,
+/// legal in the position; `analyze` is the same command.
 #[test]
 fn analyse_prints_a_line_per_depth_and_the_best_move() {
-    let output = damx_line("analyse startpos --depth 4 --hash 4");
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let output = run(
+        &words("analyse startpos --depth 4 --hash 4"),
+        b"",
+        0,
+        Has(&["W:W31,32,33"]),
+        Is(""),
+    );
     let text = stdout(&output);
-    assert!(text.contains("W:W31,32,33"), "{text}");
     let depths: Vec<u32> = text
         .lines()
         .skip_while(|line| !line.trim_start().starts_with("depth"))
@@ -403,104 +288,94 @@ fn analyse_prints_a_line_per_depth_and_the_best_move() {
         .map(|line| line.split_whitespace().next().unwrap().parse().unwrap())
         .collect();
     assert_eq!(depths, [1, 2, 3, 4], "{text}");
-    assert!(output.stderr.is_empty(), "{}", stderr(&output));
     let last = text.lines().last().unwrap();
     let best = last
         .strip_prefix("best move ")
         .and_then(|rest| rest.split(',').next())
         .unwrap_or_else(|| panic!("{last}"));
+    let start = damx_rules::Position::initial();
     assert!(
-        is_legal_move_text(&damx_rules::Position::initial(), best),
-        "{last}"
+        start
+            .legal_moves()
+            .iter()
+            .any(|mv| start.move_text(mv) == best)
     );
-}
-
-/// The American spelling is the same command.
-#[test]
-fn analyze_is_analyse() {
-    let output = damx_line("analyze startpos --depth 1 --json");
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let output = run(
+        &words("analyze startpos --depth 1 --json"),
+        b"",
+        0,
+        Has(&[]),
+        Is(""),
+    );
     assert_eq!(json_values(&output).len(), 2);
 }
 
 /// A PDN file gives the position of `--game` after `--ply` plies (the choice itself:
-/// damx-rules' `pdn::game_at` tests).
+/// damx-rules' `pdn::game_at` tests); a position without a legal move has no best move, an
+/// answer rather than an error; bad input: a missing file (3), a PDN with an illegal move
+/// (1), a game or ply the file does not have and options that need a PDN file (2), a bad
+/// FEN (2, clap's message).
 #[test]
-fn analyse_takes_a_position_from_a_pdn_file() {
-    let dir = TempDir::new("analyse-pdn");
+fn analyse_positions_from_files_and_bad_input() {
+    let dir = TempDir::new("analyse");
     let pdn = dir.file(
         "game.pdn",
         "1. 32-28 *\n\n1. 33-28 19-23 2. 28x19 14x23 *\n",
     );
-    let args = [
-        "--game", "2", "--ply", "2", "--depth", "2", "--json", "--hash", "4",
-    ];
-    let output = damx(&[&["analyse", pdn.as_str()][..], &args].concat());
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-    let lines = json_values(&output);
+    let args = "--game 2 --ply 2 --depth 2 --json --hash 4";
+    let output = run(
+        &words(&format!("analyse {pdn} {args}")),
+        b"",
+        0,
+        Has(&[]),
+        Is(""),
+    );
     let start = damx_rules::Position::initial();
     let after = start.play(&start.parse_move("33-28").unwrap());
     let after = after.play(&after.parse_move("19-23").unwrap());
-    assert_eq!(lines.last().unwrap()["fen"], after.to_fen());
-}
+    assert_eq!(json_values(&output).last().unwrap()["fen"], after.to_fen());
 
-/// A position without a legal move has no best move; that is an answer, not an error.
-#[test]
-fn analyse_of_a_lost_position_has_no_best_move() {
-    let output = damx_line("analyse W:W46:B37,41 --depth 3");
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-    assert_eq!(
-        stdout(&output).lines().last(),
-        Some("no legal move: white to move has lost")
+    let lost = "no legal move: white to move has lost\n";
+    run(
+        &words("analyse W:W46:B37,41 --depth 3"),
+        b"",
+        0,
+        Has(&[lost]),
+        Is(""),
     );
-    let output = damx_line("analyse W:W46:B37,41 --depth 3 --json");
+    let output = run(
+        &words("analyse W:W46:B37,41 --depth 3 --json"),
+        b"",
+        0,
+        Has(&[]),
+        Is(""),
+    );
     let lines = json_values(&output);
-    assert_eq!(lines.len(), 1);
-    assert!(lines[0]["best_move"].is_null());
-}
+    assert!(
+        lines.len() == 1 && lines[0]["best_move"].is_null(),
+        "{lines:?}"
+    );
 
-/// Bad input: a missing file (3), a PDN with an illegal move (1), a game or ply the file does
-/// not have and options that need a PDN file (2), a bad FEN (2).
-#[test]
-fn analyse_reports_bad_input_with_its_exit_code() {
-    let dir = TempDir::new("analyse-bad");
-    let missing = dir.0.join("missing.pdn");
+    let missing = dir.path("missing.pdn");
     let illegal = dir.file("illegal.pdn", "1. 32-28 19-23 2. 32-27 *\n");
     let short = dir.file("short.pdn", "1. 32-28 19-23 *\n");
-    // (arguments, exit code, what stderr says, whether the message is ours rather than clap's)
-    let cases: [(Vec<&str>, i32, &str, bool); 6] = [
-        (
-            vec![missing.to_str().unwrap()],
-            3,
-            "no such file or directory",
-            true,
-        ),
-        (vec![illegal.as_str()], 1, "game 1, line 1", true),
-        (vec![short.as_str(), "--game", "2"], 2, "holds 1 game", true),
-        (vec![short.as_str(), "--ply", "3"], 2, "has 2 plies", true),
-        (vec!["startpos", "--ply", "1"], 2, "PDN file", true),
-        (vec!["W:W31-55:B1-20"], 2, "55", false),
-    ];
-    for (args, expected, says, ours) in cases {
-        let mut all = vec!["analyse"];
-        all.extend(args.iter().copied());
-        all.extend(["--depth", "1"]);
-        let output = damx(&all);
-        assert_eq!(code(&output), expected, "{args:?}: {}", stderr(&output));
-        assert!(output.stdout.is_empty(), "{args:?}");
-        assert!(
-            stderr(&output).contains(says),
-            "{args:?}: {}",
-            stderr(&output)
+    for (args, exit, says) in [
+        (missing, 3, Ours(&["no such file or directory"])),
+        (illegal, 1, Ours(&["game 1, line 1"])),
+        (format!("{short} --game 2"), 2, Ours(&["holds 1 game"])),
+        (format!("{short} --ply 3"), 2, Ours(&["has 2 plies"])),
+        ("startpos --ply 1".into(), 2, Ours(&["PDN file"])),
+        ("W:W31-55:B1-20".into(), 2, Has(&["55"])),
+    ] {
+        run(
+            &words(&format!("analyse {args} --depth 1")),
+            b"",
+            exit,
+            Is(""),
+            says,
         );
-        if ours {
-            assert_our_error_lines(&output);
-        }
     }
 }
-
-// ---------------------------------------------------------------------------------------------
-// bench
 
 /// The bench prints the engine's own node count (the behaviour signature), as text or JSON
 /// (the report itself: damx-engine's tests).
@@ -510,13 +385,15 @@ fn bench_prints_the_engines_signature() {
         depth: 2,
         ..damx_engine::BenchOptions::default()
     });
-    let output = damx_line("bench --depth 2");
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-    assert!(output.stderr.is_empty(), "{}", stderr(&output));
-    let text = stdout(&output);
     let nodes = format!("\nnodes    {}\n", expected.nodes);
-    assert!(text.contains(&nodes), "expected {nodes}:\n{text}");
-    let output = damx_line("bench --depth 2 --json --threads 1");
+    run(&words("bench --depth 2"), b"", 0, Has(&[&nodes]), Is(""));
+    let output = run(
+        &words("bench --depth 2 --json --threads 1"),
+        b"",
+        0,
+        Has(&[]),
+        Is(""),
+    );
     let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(report["nodes"], expected.nodes);
 }
