@@ -6,53 +6,8 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 mod common;
-use common::{TempDir, code, damx_with_input, stderr, stdout, words};
-
-/// What a stream of the binary must hold.
-#[derive(Clone, Copy)]
-enum Expect<'a> {
-    /// Exactly this text.
-    Is(&'a str),
-    /// Each of these texts.
-    Has(&'a [&'a str]),
-    /// Our error lines only (`damx: ` and a lower-case message), holding each of these texts.
-    Ours(&'a [&'a str]),
-}
-use Expect::{Has, Is, Ours};
-
-impl Expect<'_> {
-    fn check(self, stream: &str, text: &str, args: &[&str]) {
-        match self {
-            Is(expected) => assert_eq!(text, expected, "{stream} of {args:?}"),
-            Has(parts) | Ours(parts) => {
-                for part in parts {
-                    assert!(
-                        text.contains(part),
-                        "{stream} of {args:?}: no {part:?} in\n{text}"
-                    );
-                }
-            }
-        }
-        if let Ours(_) = self {
-            assert!(!text.is_empty(), "{args:?}: expected an error on stderr");
-            for line in text.lines() {
-                let message = line
-                    .strip_prefix("damx: ")
-                    .unwrap_or_else(|| panic!("not a damx error line: {line:?}"));
-                assert!(!message.starts_with(char::is_uppercase), "{line:?}");
-            }
-        }
-    }
-}
-
-/// Runs `damx args` with `stdin` to the end and checks its exit code and both streams.
-fn run(args: &[&str], stdin: &[u8], exit: i32, out: Expect<'_>, err: Expect<'_>) -> Output {
-    let output = damx_with_input(args, stdin);
-    assert_eq!(code(&output), exit, "{args:?}: {}", stderr(&output));
-    out.check("stdout", &stdout(&output), args);
-    err.check("stderr", &stderr(&output), args);
-    output
-}
+use common::Expect::{Has, Is, Ours};
+use common::{TempDir, code, damx_with_input, run, stderr, stdout, words};
 
 /// Some of the spec's test vectors (dxp.md §5) and their JSON (damx-wire's serde shape; its
 /// tests hold every vector).

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 mod common;
-use common::{Damx, damx_within, words};
+use common::{Damx, words};
 
 const START: &str = "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww";
 
@@ -21,9 +21,16 @@ fn until(hub: &mut Damx, prefix: &str) -> Vec<String> {
 
 /// Closes the input and checks that the process exits at once and cleanly.
 fn close(hub: Damx) {
-    let (code, _, errors) = hub.finish_within(Duration::from_secs(10));
-    assert_eq!(code, 0, "{errors}");
+    finish(hub, 10);
+}
+
+/// Waits at most `seconds` for the process to end; it must end with 0 and no panic. Returns
+/// everything it wrote.
+fn finish(process: Damx, seconds: u64) -> String {
+    let (code, out, errors) = process.finish_within(Duration::from_secs(seconds));
+    assert_eq!(code, 0, "{out}\n{errors}");
     assert!(!errors.contains("panicked"), "{errors}");
+    out + &errors
 }
 
 /// Input closed in the middle of an unlimited search: the process exits at once, cleanly.
@@ -53,27 +60,11 @@ fn match_between_a_hub_engine_and_the_builtin_one() {
         "hub:{} hub --hash 4,name=viahub,depth=2",
         env!("CARGO_BIN_EXE_damx")
     );
-    let (code, text) = damx_within(
-        &[
-            "match",
-            "--engine",
-            &hub,
-            "--engine",
-            "builtin,depth=2,hash=4",
-            "--games",
-            "2",
-            "--minutes",
-            "0",
-            "--max-moves",
-            "60",
-            "--adjudicate",
-            "material",
-            "--pace",
-            "0",
-        ],
-        Duration::from_secs(120),
-    );
-    assert_eq!(code, 0, "{text}");
+    let mut args = vec!["match", "--engine", &hub, "--engine"];
+    args.extend(words(
+        "builtin,depth=2,hash=4 --games 2 --minutes 0 --max-moves 60 --adjudicate material --pace 0",
+    ));
+    let text = finish(Damx::start(&args), 120);
     assert!(text.contains("\nEND complete\n"), "{text}");
     assert_eq!(text.matches("\nRESULT ").count(), 2, "{text}");
     assert!(!text.contains("gave up"), "{text}");
@@ -88,16 +79,11 @@ fn follow_with_a_hub_engine() {
     args.extend(words("--listen 127.0.0.1:0 --games 1 --depth 2 --pace 0"));
     let mut follower = Damx::start(&args);
     let port = follower.listening_port();
-    let (code, text) = damx_within(
-        &words(&format!(
-            "initiate --connect 127.0.0.1:{port} --games 1 --depth 2 --hash 4 --pace 0 --minutes 5"
-        )),
-        Duration::from_secs(120),
+    let initiate = format!(
+        "initiate --connect 127.0.0.1:{port} --games 1 --depth 2 --hash 4 --pace 0 --minutes 5"
     );
-    assert_eq!(code, 0, "{text}");
+    let text = finish(Damx::line(&initiate), 120);
     assert!(text.contains("game 1 over"), "{text}");
     assert!(!text.contains("gave up"), "{text}");
-    let (code, out, errors) = follower.finish_within(Duration::from_secs(120));
-    assert_eq!(code, 0, "{out}\n{errors}");
-    assert!(!errors.contains("panicked"), "{errors}");
+    finish(follower, 120);
 }

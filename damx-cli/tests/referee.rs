@@ -1,41 +1,51 @@
 //! Runs the real `damx match` and `damx tournament` and checks their output and exit codes:
 //! a small match between built-in players, a tournament with a broken external program (the
-//! python3 script of damx-session's tests), JSON output, and usage errors.
+//! python3 script of damx-session's tests), JSON output, records that cannot be saved, and
+//! usage errors (what each refuses: damx-session's tournament tests).
 
 use std::process::Command;
 
 mod common;
-use common::{damx, damx_line, stdout, words};
+use common::Expect::{Has, Is};
+use common::{run, stdout, words};
 
 const QUICK: &str =
     "--minutes 0 --max-moves 40 --adjudicate material --pace 0 --grace 0.3 --move-timeout 2";
+
+/// The broken follower script of damx-session's tests.
+const BROKEN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../damx-session/tests/programs/broken_follower.py"
+);
+
+/// The JSON lines of standard output, each parsed.
+fn json_lines(output: &std::process::Output) -> Vec<serde_json::Value> {
+    let parse = |line: &str| serde_json::from_str(line).expect("JSON lines");
+    stdout(output).lines().map(parse).collect()
+}
 
 /// A match of four games: the schedule, each game's BEGIN and RESULT, the scores, END, then
 /// the table; exit code 0.
 #[test]
 fn a_small_match() {
-    let output = damx_line(&format!(
+    let line = format!(
         "match --engine builtin,depth=1,name=engine --engine builtin=random,seed=3 --games 4 \
          --concurrency 2 {QUICK}"
-    ));
-    assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let text = stdout(&output);
-    let words: Vec<&str> = text
-        .lines()
-        .filter_map(|line| line.split(' ').next())
-        .collect();
-    assert_eq!(words.iter().filter(|w| **w == "GAME").count(), 4);
-    assert_eq!(words.iter().filter(|w| **w == "BEGIN").count(), 4);
-    assert_eq!(words.iter().filter(|w| **w == "RESULT").count(), 4);
-    assert!(text.contains("PARTICIPANT 1 engine engine"), "{text}");
-    assert!(text.contains("\nEND complete\n"), "{text}");
-    let table = text.split("END complete").nth(1).unwrap();
-    assert!(table.contains("rank  name"), "{table}");
-    assert!(
-        table.contains("engine") && table.contains("random"),
-        "{table}"
     );
-    assert!(table.contains("games ended by:"), "{table}");
+    let says = ["PARTICIPANT 1 engine engine", "\nEND complete\n"];
+    let text = stdout(&run(&words(&line), b"", 0, Has(&says), Has(&[])));
+    let first_words: Vec<&str> = text.lines().filter_map(|l| l.split(' ').next()).collect();
+    for word in ["GAME", "BEGIN", "RESULT"] {
+        assert_eq!(
+            first_words.iter().filter(|w| **w == word).count(),
+            4,
+            "{word}"
+        );
+    }
+    let table = text.split("END complete").nth(1).unwrap();
+    for says in ["rank  name", "engine", "random", "games ended by:"] {
+        assert!(table.contains(says), "{says}: {table}");
+    }
 }
 
 /// Records that cannot be saved: a results file on a full disk (`/dev/full`) lets the games
@@ -43,29 +53,18 @@ fn a_small_match() {
 /// cannot exist is refused before any game.
 #[test]
 fn records_that_cannot_be_saved_exit_3() {
-    let output = damx_line(&format!(
-        "match --engine builtin=first --engine builtin=random,seed=3 --games 3 --concurrency 1 \
-         --results /dev/full {QUICK}"
-    ));
-    assert_eq!(output.status.code(), Some(3), "{output:?}");
-    let text = stdout(&output);
+    let players = "match --engine builtin=first --engine builtin=random,seed=3";
+    let line = format!("{players} --games 3 --concurrency 1 --results /dev/full {QUICK}");
+    let failed = Has(&["3 of 3 game records could not be saved"]);
+    let text = stdout(&run(&words(&line), b"", 3, Has(&[]), failed));
     assert_eq!(text.matches("\nRESULT ").count(), 3, "{text}");
     assert_eq!(
         text.matches("WARNING cannot write /dev/full").count(),
         1,
         "{text}"
     );
-    let errors = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        errors.contains("3 of 3 game records could not be saved"),
-        "{errors}"
-    );
-
-    let output = damx_line(&format!(
-        "match --engine builtin=first --engine builtin=random,seed=3 --games 2 \
-         --results /dev/null/results.jsonl {QUICK}"
-    ));
-    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    let line = format!("{players} --games 2 --results /dev/null/results.jsonl {QUICK}");
+    let output = run(&words(&line), b"", 3, Has(&[]), Has(&[]));
     assert!(!stdout(&output).contains("BEGIN"), "{output:?}");
 }
 
@@ -73,23 +72,14 @@ fn records_that_cannot_be_saved_exit_3() {
 /// completes, and --json prints the results lines and the standings.
 #[test]
 fn a_tournament_with_a_broken_program() {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../damx-session/tests/programs/broken_follower.py"
-    );
-    let broken = format!("name=broken,cmd=python3 {script} illegal --connect {{port}},listen");
+    let broken = format!("name=broken,cmd=python3 {BROKEN} illegal --connect {{port}},listen");
     let rest = format!("--engine builtin=first --openings start --json {QUICK}");
     let mut args = words("tournament --format gauntlet --engine builtin,depth=1 --engine");
     args.push(&broken);
     args.extend(words(&rest));
-    let output = damx(&args);
-    assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let lines: Vec<serde_json::Value> = stdout(&output)
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("JSON lines"))
-        .collect();
+    let lines = json_lines(&run(&args, b"", 0, Has(&[]), Has(&[])));
     assert_eq!(lines.len(), 5, "four games and the standings");
-    let broken_games: Vec<&serde_json::Value> = lines[..4]
+    let broken_games: Vec<_> = lines[..4]
         .iter()
         .filter(|game| game["white"] == "broken" || game["black"] == "broken")
         .collect();
@@ -109,37 +99,33 @@ fn a_tournament_with_a_broken_program() {
 /// (the illegal-move script) is reached and forfeits on the board, not for failing to start.
 #[test]
 fn a_program_in_a_relative_directory_starts() {
-    let root = std::env::temp_dir().join(format!("damx-relative-dir-{}", std::process::id()));
-    let dir = root.join("engines").join("rel");
+    let root = common::TempDir::new("relative-dir");
+    let dir = root.0.join("engines").join("rel");
     std::fs::create_dir_all(&dir).unwrap();
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../damx-session/tests/programs/broken_follower.py"
-    );
-    std::fs::copy(script, dir.join("follower.py")).unwrap();
+    std::fs::copy(BROKEN, dir.join("follower.py")).unwrap();
     let engine = "name=rel,cmd=./follower.py illegal --connect {port},dir=engines/rel,listen";
     let rest = format!("--engine builtin,depth=1 --games 2 --openings start --json {QUICK}");
-    let mut args = vec!["match", "--engine", engine];
-    args.extend(words(&rest));
     let output = Command::new(env!("CARGO_BIN_EXE_damx"))
-        .args(&args)
-        .current_dir(&root)
+        .args(["match", "--engine", engine])
+        .args(words(&rest))
+        .current_dir(&root.0)
         .output()
         .expect("the damx binary runs");
-    let _ = std::fs::remove_dir_all(&root);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let games: Vec<serde_json::Value> = stdout(&output)
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("JSON lines"))
-        .filter(|line: &serde_json::Value| line["type"] != "standings")
+    let games = json_lines(&output);
+    let games: Vec<_> = games
+        .iter()
+        .filter(|line| line["type"] != "standings")
         .collect();
     assert_eq!(games.len(), 2, "{output:?}");
-    for game in games {
-        assert_eq!(game["reason"], "illegal-move", "{game}");
-    }
+    assert!(
+        games.iter().all(|game| game["reason"] == "illegal-move"),
+        "{games:?}"
+    );
 }
 
-/// Usage mistakes are named on one line with exit code 2.
+/// A mistake in a participant, in the SPRT or in how they fit together is named on one line
+/// with exit code 2.
 #[test]
 fn usage_errors() {
     for (line, says) in [
@@ -149,17 +135,10 @@ fn usage_errors() {
             "say how to reach",
         ),
         (
-            "tournament --engine builtin --engine cmd=p,connect=127.0.0.1:27531 --concurrency 2",
-            "fixed port",
-        ),
-        (
             "match --engine builtin --engine builtin --sprt elo0=3,elo1=1",
             "elo1",
         ),
     ] {
-        let output = damx_line(line);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{line}: {stderr}");
-        assert!(stderr.contains(says), "{line}: {stderr}");
+        run(&words(line), b"", 2, Is(""), Has(&[says]));
     }
 }

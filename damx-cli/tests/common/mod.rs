@@ -1,6 +1,7 @@
-//! What the tests of the `damx` binary share: running it to the end ([`damx`]), or driving a
-//! running one line by line ([`Damx`]); a temporary directory; the games of a PDN file. Every
-//! run has a hard time limit and no endgame databases from the user's cache directory.
+//! What the tests of the `damx` binary share: running it to the end and checking its exit code
+//! and output ([`run`]), or driving a running one line by line ([`Damx`]) with a hard time
+//! limit on every step; a temporary directory; the games of a PDN file. No run sees endgame
+//! databases from the user's cache directory unless a test names them.
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -48,29 +49,55 @@ pub fn words(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
 }
 
-/// Runs `damx` with the words of `line` as its arguments and an empty standard input.
-pub fn damx_line(line: &str) -> Output {
-    damx(&words(line))
-}
-
 /// Runs `damx` with `args` and an empty standard input, to the end.
 pub fn damx(args: &[&str]) -> Output {
     damx_with_input(args, b"")
 }
 
-/// Runs `damx` with `args` to the end within `limit`: its exit code and everything it wrote
-/// (standard output, then standard error), which holds no panic.
-pub fn damx_within(args: &[&str], limit: Duration) -> (i32, String) {
-    let started = Instant::now();
-    let output = damx(args);
-    assert!(
-        started.elapsed() < limit,
-        "{args:?} took {:?}",
-        started.elapsed()
-    );
-    let text = stdout(&output) + &stderr(&output);
-    assert!(!text.contains("panicked"), "{text}");
-    (code(&output), text)
+/// What a stream of the binary must hold.
+#[derive(Clone, Copy)]
+pub enum Expect<'a> {
+    /// Exactly this text.
+    Is(&'a str),
+    /// Each of these texts.
+    Has(&'a [&'a str]),
+    /// Our error lines only (`damx: ` and a lower-case message), holding each of these texts.
+    Ours(&'a [&'a str]),
+}
+use Expect::{Has, Is, Ours};
+
+impl Expect<'_> {
+    fn check(self, stream: &str, text: &str, args: &[&str]) {
+        match self {
+            Is(expected) => assert_eq!(text, expected, "{stream} of {args:?}"),
+            Has(parts) | Ours(parts) => {
+                for part in parts {
+                    assert!(
+                        text.contains(part),
+                        "{stream} of {args:?}: no {part:?} in\n{text}"
+                    );
+                }
+            }
+        }
+        if let Ours(_) = self {
+            assert!(!text.is_empty(), "{args:?}: expected an error on stderr");
+            for line in text.lines() {
+                let message = line
+                    .strip_prefix("damx: ")
+                    .unwrap_or_else(|| panic!("not a damx error line: {line:?}"));
+                assert!(!message.starts_with(char::is_uppercase), "{line:?}");
+            }
+        }
+    }
+}
+
+/// Runs `damx args` with `stdin` to the end and checks its exit code and both streams.
+pub fn run(args: &[&str], stdin: &[u8], exit: i32, out: Expect<'_>, err: Expect<'_>) -> Output {
+    let output = damx_with_input(args, stdin);
+    assert_eq!(code(&output), exit, "{args:?}: {}", stderr(&output));
+    out.check("stdout", &stdout(&output), args);
+    err.check("stderr", &stderr(&output), args);
+    output
 }
 
 pub fn stdout(output: &Output) -> String {

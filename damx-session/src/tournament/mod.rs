@@ -1190,3 +1190,45 @@ fn translate(config: &TournamentConfig, setup: &GameSetup, event: RefereeEvent) 
         RefereeEvent::Moved { .. } => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::spec::{ParticipantSpec, name_participants};
+    use super::*;
+
+    /// Options that do not fit together are refused, each saying what does not fit; two
+    /// built-in participants make a match.
+    #[test]
+    fn configurations_that_do_not_fit_are_refused() {
+        let config = |format: Format, engines: &[&str], concurrency: usize| {
+            let specs = engines.iter().map(|spec| spec.parse::<ParticipantSpec>());
+            TournamentConfig {
+                format,
+                participants: name_participants(specs.map(Result::unwrap).collect()),
+                concurrency,
+                games: Some(2),
+                ..TournamentConfig::default()
+            }
+        };
+        let fixed = "cmd=p,connect=127.0.0.1:27531";
+        for (config, says) in [
+            (
+                config(Format::Match, &["builtin"], 1),
+                "a match needs two participants, not 1",
+            ),
+            (
+                config(Format::RoundRobin, &["builtin", fixed], 2),
+                "p uses a fixed port: give it {port} or use --concurrency 1",
+            ),
+            (
+                config(Format::RoundRobin, &["builtin"], 1),
+                "at least two participants",
+            ),
+        ] {
+            let error = config.validate().unwrap_err().to_string();
+            assert!(error.contains(says), "{error}");
+        }
+        let players = ["builtin", "builtin"];
+        assert!(config(Format::Match, &players, 2).validate().is_ok());
+    }
+}
