@@ -531,8 +531,9 @@ const DEFAULT_ANALYSIS_TIME: Duration = Duration::from_secs(10);
 impl AnalyseArgs {
     /// The validated configuration (the PDN file, if any, is read later by the command).
     pub(crate) fn into_config(self) -> cmd::analyse::Config {
-        let limits = Limits::fixed(self.depth, self.nodes, self.time)
-            .unwrap_or_else(|| Limits::move_time(DEFAULT_ANALYSIS_TIME));
+        let default = Some(DEFAULT_ANALYSIS_TIME);
+        let limits =
+            Limits::fixed_or(self.depth, self.nodes, self.time, default).unwrap_or_default();
         cmd::analyse::Config {
             subject: self.subject,
             game: self.game as usize,

@@ -61,6 +61,27 @@ impl Limits {
         })
     }
 
+    /// The limits a front end searches with: the user's fixed bounds ([`Limits::fixed`]) when
+    /// any is given, else `default` a move; `None` (no bound and no default) leaves the
+    /// strength to the game clock. Every command's own default goes through here.
+    pub fn fixed_or(
+        depth: Option<u32>,
+        nodes: Option<u64>,
+        move_time: Option<Duration>,
+        default: Option<Duration>,
+    ) -> Option<Limits> {
+        Limits::fixed(depth, nodes, move_time).or_else(|| default.map(Limits::move_time))
+    }
+
+    /// The words for a player's strength: `fixed limits: depth 6` for fixed limits, else
+    /// `playing by the game clock`.
+    pub fn describe_fixed(fixed: Option<&Limits>) -> String {
+        match fixed {
+            Some(limits) => format!("fixed limits: {limits}"),
+            None => "playing by the game clock".to_owned(),
+        }
+    }
+
     /// Limits with only a game clock.
     pub fn clock(clock: Clock) -> Limits {
         Limits {
@@ -345,6 +366,17 @@ mod tests {
             (Some(3), Some(Duration::from_secs(1)))
         );
         assert_eq!(both.clock, None);
+        let second = Some(Duration::from_secs(1));
+        assert_eq!(Limits::fixed_or(None, None, None, None), None);
+        let default = Limits::fixed_or(None, None, None, second);
+        assert_eq!(default, Some(Limits::move_time(Duration::from_secs(1))));
+        let given = Limits::fixed_or(None, Some(500), None, second);
+        assert_eq!(given, Some(Limits::nodes(500)));
+        assert_eq!(
+            Limits::describe_fixed(given.as_ref()),
+            "fixed limits: 500 nodes"
+        );
+        assert_eq!(Limits::describe_fixed(None), "playing by the game clock");
     }
 
     /// Limits read as words in logs.

@@ -10,7 +10,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use damx_engine::egdb::{self, SharedEgdb};
+use damx_engine::egdb::SharedEgdb;
 use damx_session::referee::{
     Adjudication, AdjudicationMethod, ClaimPolicy, RefereeConfig, StartOptions,
 };
@@ -20,33 +20,17 @@ use damx_session::tournament::{Format, OpeningSource, SprtConfig, TournamentConf
 use crate::cmd;
 use crate::error::Error;
 
-/// The databases of `--adjudicate egdb`, loaded once and shared with the built-in
-/// participants that use the same directory; refused when there are none.
+/// The databases of `--adjudicate egdb` ([`SharedEgdb::require`]), shared with the built-in
+/// participants that use the same directory.
 fn adjudication_egdb(explicit: Option<&Path>) -> Result<SharedEgdb, Error> {
-    let dir = explicit
-        .map(Path::to_path_buf)
-        .or_else(egdb::default_dir)
-        .ok_or_else(|| {
-            Error::Invalid(
-                "--adjudicate egdb: no endgame database directory (no home directory; give \
-                 --adjudicate-egdb DIR)"
-                    .to_owned(),
-            )
-        })?;
-    if let Err(error) = std::fs::read_dir(&dir) {
-        return Err(Error::Invalid(format!(
-            "--adjudicate egdb: cannot read the endgame database directory {}: {error} (build \
-             them with `damx egdb build --pieces 4`, or give --adjudicate-egdb DIR)",
-            dir.display()
-        )));
-    }
-    cmd::egdb::for_engine(Some(&dir)).ok_or_else(|| {
+    let (egdb, notes) = SharedEgdb::require(explicit).map_err(|error| {
         Error::Invalid(format!(
-            "--adjudicate egdb: no endgame databases in {} (build them with `damx egdb build \
-             --pieces 4`, or give --adjudicate-egdb DIR)",
-            dir.display()
+            "--adjudicate egdb: {error} (build them with `damx egdb build --pieces 4`, or give \
+             --adjudicate-egdb DIR)"
         ))
-    })
+    })?;
+    cmd::egdb::show_notes(&notes);
+    Ok(egdb)
 }
 
 /// How games are adjudicated.

@@ -144,9 +144,9 @@ pub(crate) struct StrengthArgs {
 }
 
 impl StrengthArgs {
-    /// The fixed limits, if any; `default` when none is given.
-    fn limits(&self, default: Option<Limits>) -> Option<Limits> {
-        Limits::fixed(self.depth, None, self.time).or(default)
+    /// The fixed limits, if any; `default` a move when none is given.
+    fn limits(&self, default: Option<Duration>) -> Option<Limits> {
+        Limits::fixed_or(self.depth, None, self.time, default)
     }
 }
 
@@ -196,17 +196,12 @@ fn colors() -> impl TypedValueParser<Value = SeriesColors> {
     .try_map(|text| text.parse::<SeriesColors>())
 }
 
-/// The engine player for `engine` and `strength` options.
-fn engine_player(
-    name: &str,
-    engine: &EngineArgs,
-    strength: &StrengthArgs,
-    default: Option<Limits>,
-) -> EnginePlayerOptions {
+/// The engine player for `engine` options and `fixed` limits.
+fn engine_player(name: &str, engine: &EngineArgs, fixed: Option<Limits>) -> EnginePlayerOptions {
     EnginePlayerOptions {
         name: name.to_owned(),
         engine: engine.options(),
-        fixed: strength.limits(default),
+        fixed,
         ..EnginePlayerOptions::default()
     }
 }
@@ -253,7 +248,7 @@ impl SideArgs {
             hub: self
                 .player
                 .hub_options(self.dxp.name.as_deref(), self.strength.limits(None)),
-            player: engine_player(name, &self.engine, &self.strength, None),
+            player: engine_player(name, &self.engine, self.strength.limits(None)),
             show: self.show.show(None),
         }
     }
@@ -456,17 +451,10 @@ impl DemoArgs {
     pub(crate) fn into_config(self) -> cmd::demo::Config {
         let fixed = match self.minutes {
             Some(_) => None,
-            None => self
-                .strength
-                .limits(Some(Limits::move_time(DEMO_MOVE_TIME))),
+            None => self.strength.limits(Some(DEMO_MOVE_TIME)),
         };
         let records = self.records.records(Some(DEFAULT_PDN));
-        let player = |name: &str| EnginePlayerOptions {
-            name: name.to_owned(),
-            engine: self.engine.options(),
-            fixed: fixed.clone(),
-            ..EnginePlayerOptions::default()
-        };
+        let player = |name: &str| engine_player(name, &self.engine, fixed.clone());
         cmd::demo::Config {
             games: self.games,
             // Without a clock of its own the demo still sends one: some programs ignore a
@@ -521,12 +509,8 @@ const PLAY_MOVE_TIME: Duration = Duration::from_secs(1);
 impl PlayArgs {
     /// The validated configuration.
     pub(crate) fn into_config(self) -> cmd::play::Config {
-        let engine = engine_player(
-            "damx",
-            &self.engine,
-            &self.strength,
-            Some(Limits::move_time(PLAY_MOVE_TIME)),
-        );
+        let fixed = self.strength.limits(Some(PLAY_MOVE_TIME));
+        let engine = engine_player("damx", &self.engine, fixed);
         let records = self.records.records(Some(DEFAULT_PDN));
         let mut session = SessionConfig::default();
         self.dxp.apply(&mut session);

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use damx_engine::egdb::{
-    self, BuildOptions, Bytes, Egdb, EgdbError, EgdbLocation, SharedEgdb, WorkEvent,
+    self, BuildOptions, Bytes, Egdb, EgdbError, EgdbLocation, LoadNote, SharedEgdb, WorkEvent,
 };
 
 use clap::Subcommand;
@@ -159,14 +159,19 @@ fn with_events<E: WorkEvent, T: Send>(
 /// ([`SharedEgdb::load`]), with what loading them says on standard error.
 pub(crate) fn load(location: &EgdbLocation) -> Option<SharedEgdb> {
     let loaded = SharedEgdb::load(location);
-    for line in &loaded.notes {
+    show_notes(&loaded.notes);
+    loaded.egdb
+}
+
+/// What loading the databases said: problems always, the rest with `-v`.
+pub(crate) fn show_notes(notes: &[LoadNote]) {
+    for line in notes {
         if line.is_problem() {
             problem!("{line}");
         } else {
             info!("{line}");
         }
     }
-    loaded.egdb
 }
 
 /// [`load`] for a directory given as a path (`off` turns them off), else the default one.

@@ -18,6 +18,8 @@ use damx_session::{
     SessionError, SessionReport, hash_per_session, serve,
 };
 
+use damx_engine::Limits;
+
 use crate::error::Error;
 use crate::log::info;
 use crate::session::{on_interrupt, session_error, verdict};
@@ -56,10 +58,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
                 hash_per_session(config.player.engine.hash_mb, config.max_connections),
             Endpoint::Connect(_) => config.player.engine.hash_mb,
         },
-        match &config.player.fixed {
-            Some(limits) => format!("fixed limits: {limits}"),
-            None => "playing by the game clock".to_owned(),
-        }
+        Limits::describe_fixed(config.player.fixed.as_ref())
     );
     match &config.peer {
         Endpoint::Listen(address) => serve_connections(address, config, out),

@@ -7,6 +7,8 @@ use std::io::Write;
 use damx_session::hub::{HubExit, HubOptions, HubPlayer, HubPlayerOptions, run_hub};
 use damx_session::{EnginePlayer, EnginePlayerOptions, Player};
 
+use damx_engine::Limits;
+
 use crate::error::Error;
 use crate::log::info;
 
@@ -61,10 +63,7 @@ pub(crate) fn check(hub: Option<&HubPlayerOptions>) -> Result<(), Error> {
         "hub engine: {} ({}), {}",
         player.engine_name().unwrap_or("no name"),
         options.command.join(" "),
-        match &options.fixed {
-            Some(limits) => format!("fixed limits: {limits}"),
-            None => "playing by the game clock".to_owned(),
-        }
+        Limits::describe_fixed(options.fixed.as_ref())
     );
     Ok(())
 }

@@ -52,8 +52,8 @@ pub use format::{FORMAT_VERSION, FormatError};
 pub use material::{MAX_SLICE_PIECES, Material, ParseMaterialError};
 pub use play::SharedEgdb;
 pub use report::{
-    Bytes, EgdbLocation, LoadNote, Loaded, PiecesSummary, ProbeReport, Summary, Unknown, WorkEvent,
-    available_memory, resident_memory,
+    Bytes, EgdbLocation, LoadNote, Loaded, MissingEgdb, PiecesSummary, ProbeReport, Summary,
+    Unknown, WorkEvent, available_memory, resident_memory,
 };
 
 use format::SliceFile;

@@ -231,6 +231,76 @@ impl SharedEgdb {
     }
 }
 
+/// Why the databases that a use cannot do without are not there ([`SharedEgdb::require`]).
+#[derive(Debug)]
+pub enum MissingEgdb {
+    /// No directory was given and there is no default one (no home directory).
+    NoDirectory,
+    /// The directory cannot be read.
+    Unreadable {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The directory holds no usable slice.
+    Empty {
+        /// The directory.
+        dir: PathBuf,
+    },
+}
+
+impl fmt::Display for MissingEgdb {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MissingEgdb::NoDirectory => {
+                f.write_str("no endgame database directory: no home directory")
+            }
+            MissingEgdb::Unreadable { dir, source } => write!(
+                f,
+                "cannot read the endgame database directory {}: {source}",
+                dir.display()
+            ),
+            MissingEgdb::Empty { dir } => {
+                write!(f, "no endgame databases in {}", dir.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for MissingEgdb {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            MissingEgdb::Unreadable { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+impl SharedEgdb {
+    /// The databases in `dir`, else in the default directory, for a use that cannot do
+    /// without them (a referee that adjudicates by them): [`SharedEgdb::load`], shared with
+    /// the engines that use the same directory, with their absence an error. Gives the
+    /// databases and what loading them said.
+    ///
+    /// # Errors
+    /// No directory, one that cannot be read, or one without a usable slice.
+    pub fn require(dir: Option<&Path>) -> Result<(SharedEgdb, Vec<LoadNote>), MissingEgdb> {
+        let dir = dir
+            .map(Path::to_path_buf)
+            .or_else(default_dir)
+            .ok_or(MissingEgdb::NoDirectory)?;
+        if let Err(source) = std::fs::read_dir(&dir) {
+            return Err(MissingEgdb::Unreadable { dir, source });
+        }
+        let loaded = SharedEgdb::load(&EgdbLocation::Dir(dir.clone()));
+        match loaded.egdb {
+            Some(egdb) => Ok((egdb, loaded.notes)),
+            None => Err(MissingEgdb::Empty { dir }),
+        }
+    }
+}
+
 /// What the slices of one number of pieces hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PiecesSummary {
@@ -699,7 +769,15 @@ mod tests {
             text,
             format!("endgame databases: no slice files in {}", empty.display())
         );
+        let required = SharedEgdb::require(Some(&empty)).unwrap_err().to_string();
+        let unreadable = SharedEgdb::require(Some(Path::new("/nonexistent/damx-egdb-load")));
         let _ = std::fs::remove_dir(&empty);
+        assert_eq!(
+            required,
+            format!("no endgame databases in {}", empty.display())
+        );
+        let unreadable = unreadable.unwrap_err().to_string();
+        assert!(unreadable.starts_with("cannot read the endgame database directory /nonexistent"));
     }
 
     /// A slice kept or finished is a line of the report, a damaged file a problem, anything
