@@ -88,6 +88,34 @@ impl FromStr for SeriesColors {
     }
 }
 
+/// The games an Initiator asks for before its openings are known: how many, the clock, the
+/// move limit and our colours; [`SeriesPlan::role`] makes them an [`InitiatorConfig`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeriesPlan {
+    /// How many games.
+    pub games: u32,
+    /// Minutes per player (0: no clock).
+    pub minutes: u16,
+    /// Moves per side (0: no limit).
+    pub move_limit: u16,
+    /// Our colour in each game.
+    pub colors: SeriesColors,
+}
+
+impl SeriesPlan {
+    /// The Initiator's role, starting from `openings` (none: the normal start), as
+    /// [`InitiatorConfig::series_with`] pairs them with the colours.
+    pub fn role(&self, openings: &[Position]) -> RoleConfig {
+        RoleConfig::Initiator(InitiatorConfig::series_with(
+            self.games,
+            self.colors,
+            self.minutes,
+            self.move_limit,
+            openings,
+        ))
+    }
+}
+
 /// The Initiator's plan: the games to ask for, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InitiatorConfig {
@@ -545,6 +573,30 @@ mod tests {
         );
         assert!(RecordOptions::default().check().is_ok());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A plan with openings and fixed colours plays each opening once, in our colour.
+    #[test]
+    fn a_plan_becomes_the_initiators_games() {
+        let plan = SeriesPlan {
+            games: 3,
+            minutes: 5,
+            move_limit: 0,
+            colors: SeriesColors::Fixed(Color::Black),
+        };
+        let opening: Position = "W:W31-50:B1-19".parse().unwrap();
+        let RoleConfig::Initiator(initiator) = plan.role(&[opening, Position::initial()]) else {
+            panic!("an Initiator");
+        };
+        let start = |game: &GameSettings| game.start.unwrap_or_else(Position::initial);
+        let starts: Vec<Position> = initiator.games.iter().map(start).collect();
+        assert_eq!(starts, [opening, Position::initial(), opening]);
+        assert!(
+            initiator
+                .games
+                .iter()
+                .all(|game| game.our_color == Color::Black)
+        );
     }
 
     /// The minimum-time filter refuses shorter games and games without a clock, saying why.

@@ -224,6 +224,27 @@ pub enum Endpoint {
     Listen(Address),
 }
 
+impl Endpoint {
+    /// Where a person said the other program is: listening on `listen` or connecting to
+    /// `connect`, else at the default DXP address, 127.0.0.1:27531 ([`DEFAULT_PORT`]),
+    /// listened on when `listen_by_default` (a Follower) and connected to otherwise.
+    ///
+    /// [`DEFAULT_PORT`]: crate::server::DEFAULT_PORT
+    pub fn given_or_default(
+        listen: Option<Address>,
+        connect: Option<Address>,
+        listen_by_default: bool,
+    ) -> Endpoint {
+        let default = || Address::new("127.0.0.1", crate::server::DEFAULT_PORT);
+        match (listen, connect) {
+            (Some(address), _) => Endpoint::Listen(address),
+            (None, Some(address)) => Endpoint::Connect(address),
+            (None, None) if listen_by_default => Endpoint::Listen(default()),
+            (None, None) => Endpoint::Connect(default()),
+        }
+    }
+}
+
 /// `HOST:PORT` as a person writes it (`localhost:27531`, `192.168.1.20:27531`,
 /// `[::1]:27531`), checked for its form when read and resolved when used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -866,6 +887,33 @@ impl Worker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A given address wins, listening before connecting; without one, the default address
+    /// is listened on or connected to.
+    #[test]
+    fn an_endpoint_is_given_or_the_default() {
+        let address = Address::new("10.0.0.1", 9);
+        let default = Address::new("127.0.0.1", 27531);
+        for (listen, connect, by_default, endpoint) in [
+            (
+                Some(&address),
+                Some(&default),
+                false,
+                Endpoint::Listen(address.clone()),
+            ),
+            (
+                None,
+                Some(&address),
+                true,
+                Endpoint::Connect(address.clone()),
+            ),
+            (None, None, true, Endpoint::Listen(default.clone())),
+            (None, None, false, Endpoint::Connect(default.clone())),
+        ] {
+            let given = Endpoint::given_or_default(listen.cloned(), connect.cloned(), by_default);
+            assert_eq!(given, endpoint);
+        }
+    }
 
     /// The violations of all the sessions are counted and come first; otherwise the first
     /// session that ended in trouble says which; a clean end is no trouble.

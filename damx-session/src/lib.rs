@@ -127,7 +127,8 @@ pub mod view;
 
 pub use config::{
     ChoiceError, DEFAULT_MAX_MINUTES, FollowerConfig, GameFilter, GameSettings, InitiatorConfig,
-    NoiseBudget, PdnTarget, RecordOptions, Role, RoleConfig, SeriesColors, SessionConfig, Timeouts,
+    NoiseBudget, PdnTarget, RecordOptions, Role, RoleConfig, SeriesColors, SeriesPlan,
+    SessionConfig, Timeouts,
 };
 pub use connection::{Connection, ConnectionOptions, Transcript};
 pub use damx_rules::GameResult;

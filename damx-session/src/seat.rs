@@ -168,6 +168,16 @@ impl Reply {
     }
 }
 
+/// The person's DXP name: `given`, else their user name (`$USER`), else `player`.
+pub fn person_name(given: Option<String>) -> String {
+    let user = || {
+        std::env::var("USER")
+            .ok()
+            .filter(|user| !user.trim().is_empty())
+    };
+    given.or_else(user).unwrap_or_else(|| "player".to_owned())
+}
+
 /// Whom a person plays ([`play_person`]).
 #[derive(Clone, Debug)]
 pub enum Opponent {
@@ -709,6 +719,16 @@ mod tests {
         assert_eq!(commands.try_recv(), Ok(Command::Stop));
         assert_eq!(seat.respond("draw"), Reply::default());
         assert_eq!(commands.try_recv(), Ok(Command::EndGame(EndReason::Draw)));
+    }
+
+    /// A person's name is the one given, else the user's, else `player`.
+    #[test]
+    fn a_person_is_named() {
+        assert_eq!(person_name(Some("Ann".into())), "Ann");
+        let user = std::env::var("USER")
+            .ok()
+            .filter(|user| !user.trim().is_empty());
+        assert_eq!(person_name(None), user.unwrap_or_else(|| "player".into()));
     }
 
     /// A person plays the built-in engine in a real DXP game over 127.0.0.1: the move typed

@@ -14,13 +14,13 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use damx_engine::Limits;
 use damx_rules::{Color, Position};
 use damx_session::{
-    DEFAULT_PORT, EnginePlayerOptions, FollowerConfig, PdnTarget, RecordOptions, Role,
-    SeriesColors, SessionConfig, Timeouts,
+    EnginePlayerOptions, FollowerConfig, PdnTarget, RecordOptions, Role, SeriesColors, SeriesPlan,
+    SessionConfig, Timeouts,
 };
 
 use super::EngineArgs;
 use crate::cmd;
-use damx_session::seat::Opponent;
+use damx_session::seat::{Opponent, person_name};
 use damx_session::tournament::OpeningSource;
 use damx_session::tournament::spec::{LocalPlayer, parse_seconds};
 use damx_session::{Address, Endpoint};
@@ -38,16 +38,10 @@ pub(crate) struct PeerArgs {
 }
 
 impl PeerArgs {
-    /// The peer, listening on or connecting to the default address when neither is given.
+    /// The peer ([`Endpoint::given_or_default`]).
     fn peer(&self, listen_by_default: bool) -> Endpoint {
-        match (&self.listen, &self.connect) {
-            (Some(address), _) => Endpoint::Listen(address.clone()),
-            (None, Some(address)) => Endpoint::Connect(address.clone()),
-            (None, None) if listen_by_default => {
-                Endpoint::Listen(Address::new("127.0.0.1", DEFAULT_PORT))
-            }
-            (None, None) => Endpoint::Connect(Address::new("127.0.0.1", DEFAULT_PORT)),
-        }
+        let (listen, connect) = (self.listen.clone(), self.connect.clone());
+        Endpoint::given_or_default(listen, connect, listen_by_default)
     }
 
     /// The peer if one was given.
@@ -349,12 +343,12 @@ pub(crate) struct PlanArgs {
 
 impl PlanArgs {
     /// The plan, with the command's own clock and colour when none is given.
-    fn plan(&self, minutes: u16, color: SeriesColors) -> cmd::initiate::Plan {
-        cmd::initiate::Plan {
+    fn plan(&self, minutes: u16, colors: SeriesColors) -> SeriesPlan {
+        SeriesPlan {
             games: self.games,
             minutes: self.minutes.unwrap_or(minutes),
             move_limit: self.moves,
-            color: self.color.unwrap_or(color),
+            colors: self.color.unwrap_or(colors),
         }
     }
 }
@@ -514,15 +508,7 @@ impl PlayArgs {
         let records = self.records.records(Some(DEFAULT_PDN));
         let mut session = SessionConfig::default();
         self.dxp.apply(&mut session);
-        let name = session
-            .name
-            .take()
-            .or_else(|| {
-                std::env::var("USER")
-                    .ok()
-                    .filter(|user| !user.trim().is_empty())
-            })
-            .unwrap_or_else(|| "player".to_owned());
+        let name = person_name(session.name.take());
         let opponent = match self.peer.given() {
             Some(endpoint) => Opponent::Program {
                 endpoint,

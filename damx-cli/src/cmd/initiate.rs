@@ -9,9 +9,8 @@
 
 use std::io::Write;
 
-use damx_rules::Position;
 use damx_session::tournament::OpeningSource;
-use damx_session::{EnginePlayerOptions, InitiatorConfig, RoleConfig, SeriesColors, SessionConfig};
+use damx_session::{EnginePlayerOptions, SeriesPlan, SessionConfig};
 
 use crate::error::Error;
 use crate::log::info;
@@ -21,39 +20,13 @@ use damx_session::Endpoint;
 use super::follow::drive;
 use crate::show::Options;
 
-/// The games an Initiator asks for (`initiate`, and `play` as Initiator).
-#[derive(Debug)]
-pub(crate) struct Plan {
-    /// How many games.
-    pub(crate) games: u32,
-    /// Minutes per player.
-    pub(crate) minutes: u16,
-    /// Moves per side (0: no limit).
-    pub(crate) move_limit: u16,
-    /// Our colour.
-    pub(crate) color: SeriesColors,
-}
-
-impl Plan {
-    /// The Initiator's role, starting from `openings` (none: the normal start).
-    pub(crate) fn role(&self, openings: &[Position]) -> RoleConfig {
-        RoleConfig::Initiator(InitiatorConfig::series_with(
-            self.games,
-            self.color,
-            self.minutes,
-            self.move_limit,
-            openings,
-        ))
-    }
-}
-
 /// What `damx initiate` does.
 #[derive(Debug)]
 pub(crate) struct Config {
     /// Connect or listen.
     pub(crate) peer: Endpoint,
     /// The games to ask for.
-    pub(crate) plan: Plan,
+    pub(crate) plan: SeriesPlan,
     /// Where the games start; `None`: the normal start.
     pub(crate) openings: Option<OpeningSource>,
     /// The engine.
@@ -69,13 +42,10 @@ pub(crate) struct Config {
 /// Plays the games.
 pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     crate::session::check_records(&config.session.records)?;
-    let openings: Vec<Position> = match &config.openings {
-        Some(source) => source.load(None)?,
+    let openings = match &config.openings {
+        Some(source) => source.positions(None)?,
         None => Vec::new(),
-    }
-    .into_iter()
-    .map(|opening| opening.start.unwrap_or_else(Position::initial))
-    .collect();
+    };
     let mut session = config.session.clone();
     session.role = config.plan.role(&openings);
     info!("asking for {} game(s)", config.plan.games);

@@ -15,9 +15,10 @@ use std::thread;
 use crossbeam_channel::{Receiver, never, select, unbounded};
 use damx_rules::Position;
 use damx_session::seat::{Opponent, Seat, play_person};
-use damx_session::{ChannelPlayer, Control, Event, MoveRequest, SessionConfig, SessionReport};
+use damx_session::{
+    ChannelPlayer, Control, Event, MoveRequest, SeriesPlan, SessionConfig, SessionReport,
+};
 
-use super::initiate::Plan;
 use crate::error::Error;
 use crate::session::{on_interrupt, session_error, verdict};
 use crate::show::{Options, Show};
@@ -28,7 +29,7 @@ pub(crate) struct Config {
     /// The built-in engine or another program.
     pub(crate) opponent: Opponent,
     /// The games asked for as Initiator (the person's colour).
-    pub(crate) plan: Plan,
+    pub(crate) plan: SeriesPlan,
     /// The start (as Initiator).
     pub(crate) start: Option<Position>,
     /// The person's DXP name.

@@ -173,6 +173,18 @@ impl FromStr for OpeningSource {
 }
 
 impl OpeningSource {
+    /// The start positions of the openings ([`OpeningSource::load`]; the normal start where
+    /// an opening has none of its own), for an Initiator's [`SeriesPlan`](crate::config::SeriesPlan).
+    ///
+    /// # Errors
+    /// As [`OpeningSource::load`].
+    pub fn positions(&self, seed: Option<u64>) -> Result<Vec<Position>, LoadOpeningsError> {
+        let openings = self.load(seed)?.into_iter();
+        Ok(openings
+            .map(|opening| opening.start.unwrap_or_else(Position::initial))
+            .collect())
+    }
+
     /// The openings, the ballots shuffled by `seed` (in the engine's order without one).
     ///
     /// # Errors
