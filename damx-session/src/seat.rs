@@ -26,7 +26,7 @@
 use std::fmt;
 use std::thread;
 
-use crossbeam_channel::{Receiver, Sender, unbounded};
+use crossbeam_channel::{Receiver, Sender, never, select, unbounded};
 use damx_rules::{Move, MoveTextError, MoveTextErrorKind, Position};
 use damx_wire::EndReason;
 
@@ -145,6 +145,56 @@ impl<'a> Wish<'a> {
             "yes" | "y" | "accept" if seat.take_back_asked() => Wish::Answer(true),
             "no" | "n" | "decline" if seat.take_back_asked() => Wish::Answer(false),
             _ => Wish::Move(line),
+        }
+    }
+}
+
+/// What a text front end shows, in order ([`Seat::converse`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Shown<'a> {
+    /// An event of the session, to show as the front end shows events.
+    Event(&'a Event),
+    /// A text for the person: a reply, a question, a prompt.
+    Text(&'a str),
+}
+
+/// A text front end's side of [`Seat::converse`]: the seat, and where it shows things.
+struct Front<'a> {
+    seat: &'a mut Seat,
+    show: &'a mut dyn FnMut(Shown<'_>) -> bool,
+    /// Whether showing still works; once it fails the session is stopped.
+    open: bool,
+}
+
+impl Front<'_> {
+    fn show(&mut self, shown: Shown<'_>) {
+        if self.open && !(self.show)(shown) {
+            self.open = false;
+            self.seat.stop();
+        }
+    }
+
+    fn event(&mut self, event: &Event) {
+        let question = self.seat.event(event);
+        self.show(Shown::Event(event));
+        if let Some(question) = question {
+            self.show(Shown::Text(question));
+        }
+    }
+
+    fn prompt(&mut self) {
+        if let Some(prompt) = self.seat.prompt() {
+            self.show(Shown::Text(&prompt));
+        }
+    }
+
+    fn line(&mut self, line: &str) {
+        let reply = self.seat.respond(line);
+        if let Some(text) = &reply.text {
+            self.show(Shown::Text(text));
+        }
+        if reply.prompt {
+            self.prompt();
         }
     }
 }
@@ -334,6 +384,53 @@ impl Seat {
             _ => {}
         }
         None
+    }
+
+    /// Runs a text front end (a terminal, a chat bot) until the session is over, that is
+    /// until `events` closes: the session's events, the person's turns (the requests of their
+    /// [`ChannelPlayer`]) and the lines they type come in, and `show` gets, in order, each
+    /// event and the question it asks, each [`Reply`] and the prompt on the person's turn.
+    /// The end of `lines` stops the session; so does `show` returning `false` (nothing can
+    /// be shown any more), after which nothing more is shown.
+    pub fn converse(
+        &mut self,
+        events: &Receiver<Event>,
+        mut turns: Receiver<MoveRequest>,
+        mut lines: Receiver<String>,
+        show: &mut dyn FnMut(Shown<'_>) -> bool,
+    ) {
+        let mut front = Front {
+            seat: self,
+            show,
+            open: true,
+        };
+        loop {
+            select! {
+                recv(events) -> event => match event {
+                    Ok(event) => front.event(&event),
+                    Err(_) => break,
+                },
+                recv(turns) -> turn => match turn {
+                    Ok(turn) => {
+                        // The events sent before the request (the opponent's move) first.
+                        while let Ok(event) = events.try_recv() {
+                            front.event(&event);
+                        }
+                        front.seat.turn(turn);
+                        front.prompt();
+                    }
+                    Err(_) => turns = never(),
+                },
+                recv(lines) -> line => match line {
+                    Ok(line) => front.line(&line),
+                    Err(_) => {
+                        lines = never();
+                        front.show(Shown::Text("end of input: stopping"));
+                        front.seat.stop();
+                    }
+                },
+            }
+        }
     }
 
     /// The prompt while it is the person's turn: `your move (white, 296 s left):`.
@@ -719,6 +816,52 @@ mod tests {
         assert_eq!(commands.try_recv(), Ok(Command::Stop));
         assert_eq!(seat.respond("draw"), Reply::default());
         assert_eq!(commands.try_recv(), Ok(Command::EndGame(EndReason::Draw)));
+    }
+
+    /// A text front end shows the events, the prompt on the person's turn and the replies to
+    /// what they type, and plays their move; the end of their input stops the session.
+    #[test]
+    fn a_text_front_end_converses() {
+        let (control, commands) = Control::new();
+        let mut seat = Seat::new(control);
+        let (events_tx, events) = unbounded();
+        let (lines_tx, lines) = unbounded();
+        let (mut player, turns) = ChannelPlayer::new("person");
+        events_tx.send(started(Position::initial())).unwrap();
+        let asking = thread::spawn(move || {
+            let game = Game::new(Position::initial());
+            player.choose_move(&game, &ClockState::default(), &StopSignal::default())
+        });
+        // The session ends once it is told to stop.
+        let stopping = thread::spawn(move || {
+            let stop = commands.recv_timeout(Duration::from_secs(10));
+            drop(events_tx);
+            stop
+        });
+        let (mut lines_tx, mut shown) = (Some(lines_tx), Vec::new());
+        seat.converse(&events, turns, lines, &mut |what| {
+            shown.push(match what {
+                Shown::Event(_) => "an event".to_owned(),
+                Shown::Text(text) => text.to_owned(),
+            });
+            if let Shown::Text("your move (white):") = what
+                && let Some(lines) = lines_tx.take()
+            {
+                lines.send("help".into()).unwrap();
+                lines.send("32-28".into()).unwrap();
+            }
+            true
+        });
+        let expected = [
+            "an event",
+            "your move (white):",
+            HELP,
+            "end of input: stopping",
+        ];
+        assert_eq!(shown, expected);
+        let played = asking.join().unwrap().unwrap();
+        assert_eq!(Position::initial().move_text(&played), "32-28");
+        assert_eq!(stopping.join().unwrap(), Ok(Command::Stop));
     }
 
     /// A person's name is the one given, else the user's, else `player`.
