@@ -12,14 +12,67 @@
 //! The engine, and its transposition table, is made when a game starts (on the session's
 //! player thread) and dropped when the game is over: a connection that plays no game costs no
 //! table, and a server's memory follows the games it runs, not the connections it holds.
+//!
+//! [`play_against_engine`] plays any player's session (a person's, another engine's) against
+//! the built-in engine in a real DXP game over 127.0.0.1, as `damx play` and `damx demo` do.
 
+use std::thread;
 use std::time::Duration;
 
-use crossbeam_channel::Sender;
+use crossbeam_channel::{Receiver, Sender, unbounded};
 use damx_engine::{Clock, Engine, EngineOptions, Limits, Progress, StopSignal};
 use damx_rules::{Game, Move};
 
+use crate::config::SessionConfig;
+use crate::driver::{Control, LoopbackSide, SessionError, SessionReport, play_loopback};
+use crate::event::{Command, Event};
 use crate::player::{ClockState, GameInfo, Player};
+
+/// Plays `player`'s session (`session`: an Initiator's) against the built-in engine
+/// (`engine`, a Follower that accepts every game and spaces its frames as `session` does)
+/// over TCP on 127.0.0.1, each on its own thread, until both are over. `commands` and
+/// `events` are the player's session's; [`Command::Abort`] aborts the engine's session too
+/// (forwarded by a thread that ends with the last sender of `commands`). Returns both
+/// reports, the player's first.
+///
+/// # Errors
+/// If the sockets cannot be set up.
+pub fn play_against_engine(
+    session: &SessionConfig,
+    player: Box<dyn Player>,
+    engine: EnginePlayerOptions,
+    commands: Receiver<Command>,
+    events: Sender<Event>,
+) -> Result<(SessionReport, SessionReport), SessionError> {
+    let (engine_control, engine_commands) = Control::new();
+    let (player_control, player_commands) = Control::new();
+    thread::spawn(move || {
+        for command in commands {
+            if command == Command::Abort {
+                engine_control.abort();
+            }
+            if !player_control.send(command) {
+                break;
+            }
+        }
+    });
+    let engine = LoopbackSide {
+        config: SessionConfig {
+            frame_gap: session.frame_gap,
+            ..SessionConfig::default()
+        },
+        player: Box::new(EnginePlayer::new(engine)),
+        control: engine_commands,
+        events: unbounded().0,
+    };
+    let player = LoopbackSide {
+        config: session.clone(),
+        player,
+        control: player_commands,
+        events,
+    };
+    play_loopback(player, engine, false)
+}
 
 /// How an [`EnginePlayer`] plays.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,6 +198,34 @@ mod tests {
             },
             ..EnginePlayerOptions::default()
         }
+    }
+
+    /// Against the built-in engine over 127.0.0.1 a whole game is played and both sides
+    /// report it; an abort ends both sessions, the engine's too.
+    #[test]
+    fn a_player_plays_the_built_in_engine() {
+        use crate::config::InitiatorConfig;
+        let series = InitiatorConfig::series(1, damx_rules::Color::White, 0, 8, &[]);
+        let mut session = SessionConfig::initiator(series);
+        session.frame_gap = Duration::ZERO;
+        let fixed = EnginePlayerOptions {
+            fixed: Some(Limits::depth(1)),
+            ..small()
+        };
+        let play = |session: &SessionConfig, abort: bool| {
+            let (control, commands) = Control::new();
+            if abort {
+                control.abort();
+            }
+            let player = Box::new(EnginePlayer::new(fixed.clone()));
+            let events = unbounded().0;
+            play_against_engine(session, player, fixed.clone(), commands, events).unwrap()
+        };
+        let (ours, theirs) = play(&session, false);
+        assert_eq!((ours.games.len(), theirs.games.len()), (1, 1));
+        assert_eq!(ours.games[0].moves.len(), 16, "8 moves each");
+        let (ours, theirs) = play(&session, true);
+        assert!(ours.games.is_empty() && theirs.games.is_empty());
     }
 
     /// The engine and its table exist only while a game runs: made at its start (or its first

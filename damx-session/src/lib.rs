@@ -138,7 +138,7 @@ pub use driver::{
     accept_and_run, accept_stream, connect, connect_stream, connection_options, dxp_name,
     play_loopback, run, run_session,
 };
-pub use engine_player::{EnginePlayer, EnginePlayerOptions};
+pub use engine_player::{EnginePlayer, EnginePlayerOptions, play_against_engine};
 pub use event::{
     CloseReason, Command, Direction, Event, MovePlayed, Side, Violation, ViolationAction,
 };

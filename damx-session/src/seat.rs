@@ -24,17 +24,14 @@
 //! ```
 
 use std::fmt;
-use std::thread;
 
-use crossbeam_channel::{Receiver, Sender, never, select, unbounded};
+use crossbeam_channel::{Receiver, Sender, never, select};
 use damx_rules::{Move, MoveTextError, MoveTextErrorKind, Position};
 use damx_wire::EndReason;
 
 use crate::config::{Role, SessionConfig};
-use crate::driver::{
-    Control, Endpoint, LoopbackSide, SessionError, SessionReport, play_loopback, run,
-};
-use crate::engine_player::{EnginePlayer, EnginePlayerOptions};
+use crate::driver::{Control, Endpoint, SessionError, SessionReport, run};
+use crate::engine_player::{EnginePlayerOptions, play_against_engine};
 use crate::event::{Command, Event};
 use crate::player::{ChannelPlayer, MoveRequest};
 
@@ -259,9 +256,8 @@ impl Opponent {
 /// Plays a person's session against `opponent` until it is over: `session` is the person's
 /// (an Initiator's role when [`Opponent::person_initiates`], else a Follower's), `person`
 /// their player, fed by a [`Seat`] over the [`Control`] of `commands`; the session's events go
-/// to `events`. Against the built-in engine, [`Command::Abort`] aborts the engine's side too
-/// (forwarded by a thread that ends with the last sender of `commands`). Returns the reports,
-/// the person's first.
+/// to `events`. Against the built-in engine the game is [`play_against_engine`]'s. Returns
+/// the reports, the person's first.
 ///
 /// # Errors
 /// If the connection cannot be made (or, against the engine, the sockets set up).
@@ -272,42 +268,16 @@ pub fn play_person(
     commands: Receiver<Command>,
     events: Sender<Event>,
 ) -> Result<Vec<SessionReport>, SessionError> {
-    let options = match opponent {
+    match opponent {
         Opponent::Program { endpoint, .. } => {
-            return run(endpoint, session, Box::new(person), commands, events)
-                .map(|report| vec![report]);
+            run(endpoint, session, Box::new(person), commands, events).map(|report| vec![report])
         }
-        Opponent::Engine(options) => options,
-    };
-    let (engine_control, engine_commands) = Control::new();
-    let (person_control, person_commands) = Control::new();
-    thread::spawn(move || {
-        for command in commands {
-            if command == Command::Abort {
-                engine_control.abort();
-            }
-            if !person_control.send(command) {
-                break;
-            }
+        Opponent::Engine(engine) => {
+            let engine = engine.as_ref().clone();
+            play_against_engine(session, Box::new(person), engine, commands, events)
+                .map(|(person, engine)| vec![person, engine])
         }
-    });
-    let engine = LoopbackSide {
-        config: SessionConfig {
-            frame_gap: session.frame_gap,
-            ..SessionConfig::default()
-        },
-        player: Box::new(EnginePlayer::new(options.as_ref().clone())),
-        control: engine_commands,
-        events: unbounded().0,
-    };
-    let person = LoopbackSide {
-        config: session.clone(),
-        player: Box::new(person),
-        control: person_commands,
-        events,
-    };
-    let (person, engine) = play_loopback(person, engine, false)?;
-    Ok(vec![person, engine])
+    }
 }
 
 /// A person's seat at one session; see the module docs.
@@ -642,8 +612,10 @@ impl Seat {
 
 #[cfg(test)]
 mod tests {
+    use std::thread;
     use std::time::Duration;
 
+    use crossbeam_channel::unbounded;
     use damx_rules::{Color, Game};
 
     use super::*;

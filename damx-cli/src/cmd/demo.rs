@@ -2,7 +2,7 @@
 //! 127.0.0.1, shown as it is played.
 //!
 //! One engine is the Initiator, the other the Follower that listens on a free port of
-//! 127.0.0.1 ([`damx_session::play_loopback`]): every move goes through the DXP dialogue and
+//! 127.0.0.1 ([`damx_session::play_against_engine`]): every move goes through the DXP dialogue and
 //! the sockets exactly as against another program. The game is shown from the Initiator's
 //! side: a line a move, the board every `--board N` moves with both clocks, the result, the
 //! whole game's moves, and the PDN file written (by default in `games/`, one file a game).
@@ -14,8 +14,8 @@ use std::io::Write;
 use crossbeam_channel::unbounded;
 use damx_rules::Color;
 use damx_session::{
-    Command, Control, EnginePlayer, EnginePlayerOptions, Event, InitiatorConfig, LoopbackSide,
-    RecordOptions, SessionConfig, play_loopback,
+    Control, EnginePlayer, EnginePlayerOptions, Event, InitiatorConfig, RecordOptions,
+    SessionConfig, play_against_engine,
 };
 
 use crate::error::Error;
@@ -58,39 +58,20 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     initiator_config.frame_gap = config.frame_gap;
     initiator_config.records = config.records.clone();
     initiator_config.records.event = Some("damx demo".to_owned());
-    let follower_config = SessionConfig {
-        frame_gap: config.frame_gap,
-        ..SessionConfig::default()
-    };
 
-    let (initiator_control, initiator_commands) = Control::new();
-    let (follower_control, follower_commands) = Control::new();
+    let (control, commands) = Control::new();
     on_interrupt(move |command| {
-        if command == Command::Abort {
-            follower_control.abort();
-        }
-        initiator_control.send(command);
+        control.send(command);
     });
     let (events_tx, events) = unbounded::<Event>();
-    // The Follower's events repeat the Initiator's from the other side: not shown.
-    let (follower_events, _) = unbounded::<Event>();
-    let initiator = LoopbackSide {
-        config: initiator_config,
-        player: Box::new(EnginePlayer::new(config.initiator.clone())),
-        control: initiator_commands,
-        events: events_tx,
-    };
-    let follower = LoopbackSide {
-        config: follower_config,
-        player: Box::new(EnginePlayer::new(config.follower.clone())),
-        control: follower_commands,
-        events: follower_events,
-    };
-
+    let initiator = Box::new(EnginePlayer::new(config.initiator.clone()));
+    let follower = config.follower.clone();
     let mut show = Show::new(config.show.clone(), false);
     let mut output: std::io::Result<()> = Ok(());
     let reports = std::thread::scope(|scope| {
-        let games = scope.spawn(move || play_loopback(initiator, follower, false));
+        let games = scope.spawn(move || {
+            play_against_engine(&initiator_config, initiator, follower, commands, events_tx)
+        });
         for event in events {
             if output.is_ok() {
                 output = show.event(None, &event, out).and_then(|()| match &event {
