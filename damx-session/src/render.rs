@@ -74,6 +74,8 @@ pub struct RenderOptions {
     pub board_every: Option<usize>,
     /// Draw the board with the square numbers beside it.
     pub numbered: bool,
+    /// After a game, its whole move list ([`movetext`]), unless quiet.
+    pub movetext: bool,
 }
 
 /// One rendered line.
@@ -295,6 +297,13 @@ impl Renderer {
         {
             text.push('\n');
             text.push_str(&board_text(view, self.options.numbered));
+        }
+        if let Event::GameOver(record) = event
+            && self.options.movetext
+            && self.options.detail != Detail::Quiet
+        {
+            text.push('\n');
+            text.push_str(&movetext(record));
         }
         Ok(text)
     }
@@ -665,6 +674,53 @@ mod tests {
             ..json
         };
         assert_eq!(Renderer::new(debug).event(None, &frame).len(), 1);
+    }
+
+    /// With `movetext`, a game's end is followed by its moves, numbered, and the result;
+    /// not when quiet.
+    #[test]
+    fn a_games_moves_follow_its_end() {
+        let start = damx_rules::Position::initial();
+        let first = start.parse_move("32-28").unwrap();
+        let over = Event::GameOver(Box::new(GameRecord {
+            number: 1,
+            role: crate::Role::Initiator,
+            white: "a".into(),
+            black: "b".into(),
+            our_color: damx_rules::Color::White,
+            minutes: 0,
+            move_limit: None,
+            start,
+            moves: vec![first],
+            seconds: vec![0],
+            result: damx_rules::GameResult::Unfinished,
+            termination: crate::Termination::Aborted,
+            site: None,
+            date: None,
+        }));
+        let text = |options: RenderOptions| {
+            let lines = Renderer::new(options).event(None, &over);
+            let out = lines.iter().filter_map(|line| match line {
+                Line::Out(text) => Some(text.as_str()),
+                _ => None,
+            });
+            out.collect::<Vec<_>>().join("\n")
+        };
+        let movetext = RenderOptions {
+            movetext: true,
+            ..RenderOptions::default()
+        };
+        assert!(
+            text(movetext.clone()).ends_with("\nmoves: 1. 32-28 *"),
+            "{}",
+            text(movetext.clone())
+        );
+        assert!(!text(RenderOptions::default()).contains("moves:"));
+        let quiet = RenderOptions {
+            detail: Detail::Quiet,
+            ..movetext
+        };
+        assert!(!text(quiet).contains("moves:"));
     }
 
     /// Clocks read as minutes, seconds and tenths.

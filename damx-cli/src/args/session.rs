@@ -175,6 +175,7 @@ impl ShowArgs {
                 .or(verbose.then_some(1))
                 .map(|n| n as usize),
             numbered: false,
+            movetext: false,
             detail: crate::show::detail(),
         }
     }
@@ -458,7 +459,10 @@ impl DemoArgs {
             follower: player("damx follower"),
             frame_gap: self.pace.gap(),
             records,
-            show: self.show.show(Some(10)),
+            show: crate::show::Options {
+                movetext: true,
+                ..self.show.show(Some(10))
+            },
         }
     }
 }

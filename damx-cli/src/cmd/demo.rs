@@ -74,12 +74,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         });
         for event in events {
             if output.is_ok() {
-                output = show.event(None, &event, out).and_then(|()| match &event {
-                    Event::GameOver(record) if !config.show.json && !quiet => {
-                        writeln!(out, "{}", damx_session::render::movetext(record))
-                    }
-                    _ => Ok(()),
-                });
+                output = show.event(None, &event, out);
             }
         }
         games
