@@ -3,7 +3,7 @@
 //! what standard output and standard error must hold.
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 mod common;
 use common::Expect::{Has, Is, Ours};
@@ -74,13 +74,7 @@ fn the_skeleton() {
 /// A reader that stops reading (`damx decode | head -1`) ends the command quietly.
 #[test]
 fn a_closed_standard_output_is_not_an_error() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_damx"))
-        .arg("decode")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the damx binary starts");
+    let mut child = common::spawn(&["decode"]);
     drop(child.stdout.take());
     let mut input = child.stdin.take().expect("stdin is piped");
     let writer = std::thread::spawn(move || {

@@ -19,7 +19,7 @@ pub const LIMIT: Duration = Duration::from_secs(60);
 
 /// Starts `damx args...` with its three streams piped and no databases unless a test names
 /// them.
-fn spawn(args: &[&str]) -> Child {
+pub fn spawn(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_damx"))
         .args(args)
         .env("DAMX_EGDB", "/nonexistent/damx-egdb")
@@ -47,11 +47,6 @@ pub fn damx_with_input(args: &[&str], stdin: &[u8]) -> Output {
 /// The words of a command line (no quoting: no argument holds a blank).
 pub fn words(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
-}
-
-/// Runs `damx` with `args` and an empty standard input, to the end.
-pub fn damx(args: &[&str]) -> Output {
-    damx_with_input(args, b"")
 }
 
 /// What a stream of the binary must hold.
