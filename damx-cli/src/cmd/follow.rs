@@ -20,6 +20,8 @@ use damx_session::{
 
 use damx_engine::Limits;
 
+use damx_session::hub::local_player;
+
 use crate::error::Error;
 use crate::log::info;
 use crate::session::{on_interrupt, session_error, verdict};
@@ -63,7 +65,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     match &config.peer {
         Endpoint::Listen(address) => serve_connections(address, config, out),
         Endpoint::Connect(_) => {
-            let player = super::hub::local_player(&config.player, config.hub.as_ref());
+            let player = local_player(&config.player, config.hub.as_ref());
             let report = drive(
                 |commands, events| {
                     damx_session::run(&config.peer, &config.session, player, commands, events)
@@ -94,9 +96,7 @@ fn serve_connections(address: &Address, config: &Config, out: &mut dyn Write) ->
     options.engine.hash_mb = hash_per_session(options.engine.hash_mb, config.max_connections);
     let hub = config.hub.clone();
     let serving = thread::spawn(move || {
-        let players = || -> Box<dyn damx_session::Player> {
-            super::hub::local_player(&options, hub.as_ref())
-        };
+        let players = || -> Box<dyn damx_session::Player> { local_player(&options, hub.as_ref()) };
         serve(listener, &server, players, commands, events_tx)
     });
     let mut show = Show::new(config.show.clone(), config.max_connections > 1);

@@ -1,13 +1,11 @@
 //! `damx hub`: the engine behind a Hub client (a draughts GUI, pydraughts' `HubEngine`) on
-//! standard input and output, through [`damx_session::hub::run_hub`]; and the player of
-//! `follow` and `initiate` when `--engine hub:COMMAND` gives a Hub engine program.
+//! standard input and output, through [`damx_session::hub::run_hub`]; and the check of the
+//! Hub engine program that `--engine hub:COMMAND` gives `follow` and `initiate`.
 
 use std::io::Write;
 
-use damx_session::hub::{HubExit, HubOptions, HubPlayer, HubPlayerOptions, run_hub};
-use damx_session::{EnginePlayer, EnginePlayerOptions, Player};
-
 use damx_engine::Limits;
+use damx_session::hub::{HubExit, HubOptions, HubPlayer, HubPlayerOptions, run_hub};
 
 use crate::error::Error;
 use crate::log::info;
@@ -37,33 +35,17 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     Ok(())
 }
 
-/// The player of `follow` and `initiate`: the Hub engine program when one is given, else the
-/// built-in engine.
-pub(crate) fn local_player(
-    engine: &EnginePlayerOptions,
-    hub: Option<&HubPlayerOptions>,
-) -> Box<dyn Player> {
-    match hub {
-        Some(options) => Box::new(HubPlayer::new(options.clone())),
-        None => Box::new(EnginePlayer::new(engine.clone())),
-    }
-}
-
-/// Starts the Hub engine program once and lets it go, so that a wrong command or an engine
-/// that does not answer is reported before any connection is made.
+/// Starts the Hub engine program once, if one plays, so that a wrong command or an engine that
+/// does not answer is reported before any connection is made ([`HubPlayer::check`]).
 pub(crate) fn check(hub: Option<&HubPlayerOptions>) -> Result<(), Error> {
     let Some(options) = hub else {
         return Ok(());
     };
-    let mut player = HubPlayer::new(options.clone());
-    player
-        .start()
-        .map_err(|e| Error::Usage(format!("hub engine {}: {e}", options.command.join(" "))))?;
-    info!(
-        "hub engine: {} ({}), {}",
-        player.engine_name().unwrap_or("no name"),
-        options.command.join(" "),
-        Limits::describe_fixed(options.fixed.as_ref())
-    );
+    let command = options.command.join(" ");
+    let name = HubPlayer::check(options)
+        .map_err(|e| Error::Usage(format!("hub engine {command}: {e}")))?;
+    let name = name.as_deref().unwrap_or("no name");
+    let strength = Limits::describe_fixed(options.fixed.as_ref());
+    info!("hub engine: {name} ({command}), {strength}");
     Ok(())
 }

@@ -12,6 +12,8 @@ use std::io::Write;
 use damx_session::tournament::OpeningSource;
 use damx_session::{EnginePlayerOptions, SeriesPlan, SessionConfig};
 
+use damx_session::hub::local_player;
+
 use crate::error::Error;
 use crate::log::info;
 use crate::session::verdict;
@@ -50,7 +52,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     session.role = config.plan.role(&openings);
     info!("asking for {} game(s)", config.plan.games);
     super::hub::check(config.hub.as_ref())?;
-    let player = super::hub::local_player(&config.player, config.hub.as_ref());
+    let player = local_player(&config.player, config.hub.as_ref());
     let report = drive(
         |commands, events| damx_session::run(&config.peer, &session, player, commands, events),
         &config.show,

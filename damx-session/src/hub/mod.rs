@@ -25,7 +25,7 @@ pub mod protocol;
 pub mod serve;
 
 pub use engine::{Action, GoMode, HubOptions, HubState, MAX_SKILL, SearchJob};
-pub use player::{HubError, HubPlayer, HubPlayerOptions};
+pub use player::{HubError, HubPlayer, HubPlayerOptions, local_player};
 pub use protocol::{
     Line, LineError, TextError, format_move, format_position, parse_move, parse_position,
 };

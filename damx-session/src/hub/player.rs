@@ -28,6 +28,7 @@ use damx_wire::LineReader;
 
 use super::protocol::{Line, format_move, format_position, parse_move, parse_move_squares};
 use super::serve::MAX_LINE;
+use crate::engine_player::{EnginePlayer, EnginePlayerOptions};
 use crate::player::{ClockState, GameInfo, Player, StopSignal};
 
 /// The engine's lines that may wait to be read.
@@ -190,6 +191,18 @@ impl fmt::Debug for HubPlayer {
     }
 }
 
+/// Our side's player: the Hub engine program of `hub` when there is one, else the built-in
+/// engine of `engine` (`damx follow` and `damx initiate`, `--engine`).
+pub fn local_player(
+    engine: &EnginePlayerOptions,
+    hub: Option<&HubPlayerOptions>,
+) -> Box<dyn Player> {
+    match hub {
+        Some(options) => Box::new(HubPlayer::new(options.clone())),
+        None => Box::new(EnginePlayer::new(engine.clone())),
+    }
+}
+
 impl HubPlayer {
     /// A player for `options`; the program starts on first use.
     pub fn new(options: HubPlayerOptions) -> HubPlayer {
@@ -199,6 +212,18 @@ impl HubPlayer {
             engine_name: None,
             last_error: None,
         }
+    }
+
+    /// Starts the program of `options` once and lets it go, so that a wrong command or a
+    /// program that does not answer is found before any connection is made; gives the name
+    /// it reports, if any.
+    ///
+    /// # Errors
+    /// As [`HubPlayer::start`].
+    pub fn check(options: &HubPlayerOptions) -> Result<Option<String>, HubError> {
+        let mut player = HubPlayer::new(options.clone());
+        player.start()?;
+        Ok(player.engine_name.take())
     }
 
     /// The name the program gave in its `id` line, once it has started.
@@ -488,9 +513,19 @@ mod tests {
         player.choose_move(&Game::default(), &ClockState::default(), &StopSignal::new())
     }
 
-    /// A legal answer is the move; the id name is kept.
+    /// A legal answer is the move; the id name is kept. A check starts the program and
+    /// names it; one that cannot start is found by the check.
     #[test]
     fn plays_the_engines_move() {
+        assert_eq!(
+            HubPlayer::check(&scripted("32-28")).unwrap().as_deref(),
+            Some("fake")
+        );
+        let missing = HubPlayerOptions {
+            command: vec!["/nonexistent/hub-engine".into()],
+            ..scripted("32-28")
+        };
+        assert!(HubPlayer::check(&missing).is_err());
         let mut player = HubPlayer::new(scripted("32-28"));
         let mv = ask(&mut player).unwrap();
         assert_eq!(mv, Position::initial().parse_move("32-28").unwrap());
