@@ -14,7 +14,7 @@ use damx_engine::egdb::SharedEgdb;
 use damx_session::referee::{
     Adjudication, AdjudicationMethod, ClaimPolicy, RefereeConfig, StartOptions,
 };
-use damx_session::tournament::spec::{ParticipantSpec, name_participants, parse_seconds};
+use damx_session::tournament::spec::{ParticipantSpec, Seconds, name_participants, parse_seconds};
 use damx_session::tournament::{Format, OpeningSource, SprtConfig, TournamentConfig};
 
 use crate::cmd;
@@ -69,7 +69,8 @@ pub(crate) struct SeriesArgs {
     engines_file: Option<PathBuf>,
 
     /// Thinking time per program for the whole game, in minutes (0: no clock)
-    #[arg(long, value_name = "M", default_value_t = 5, value_parser = clap::value_parser!(u16).range(0..=999))]
+    #[arg(long, value_name = "M", default_value_t = RefereeConfig::default().minutes,
+          value_parser = clap::value_parser!(u16).range(0..=999))]
     minutes: u16,
 
     /// The DXP move limit of the time control, sent in the GAMEREQ (0: none)
@@ -81,8 +82,8 @@ pub(crate) struct SeriesArgs {
     time_loss: bool,
 
     /// Seconds of tolerance before a loss on time
-    #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = parse_seconds)]
-    time_margin: Duration,
+    #[arg(long, value_name = "SECONDS", default_value_t = Seconds(RefereeConfig::default().time_margin))]
+    time_margin: Seconds,
 
     /// Seconds a program may take for one move before it forfeits as silent [default: its
     /// remaining time plus 30 s; 60 s without a clock]
@@ -90,11 +91,11 @@ pub(crate) struct SeriesArgs {
     move_timeout: Option<Duration>,
 
     /// Seconds to wait for a GAMEACC or a GAMEEND acknowledgement
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
-    reply_timeout: Duration,
+    #[arg(long, value_name = "SECONDS", default_value_t = Seconds(RefereeConfig::default().reply_timeout))]
+    reply_timeout: Seconds,
 
     /// Adjudicate once each side has made this many moves (0: never)
-    #[arg(long, value_name = "N", default_value_t = 150)]
+    #[arg(long, value_name = "N", default_value_t = Adjudication::DEFAULT_MAX_MOVES)]
     max_moves: u16,
 
     /// How adjudicated games are decided
@@ -102,11 +103,12 @@ pub(crate) struct SeriesArgs {
     adjudicate: AdjudicateChoice,
 
     /// The depth of the engine's adjudication search
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, value_name = "N", default_value_t = Adjudication::DEFAULT_DEPTH,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
     adjudicate_depth: u32,
 
     /// The engine score (centi-men) from which the side ahead is given the win
-    #[arg(long, value_name = "CENTI-MEN", default_value_t = 150)]
+    #[arg(long, value_name = "CENTI-MEN", default_value_t = Adjudication::DEFAULT_THRESHOLD.unsigned_abs())]
     adjudicate_score: u32,
 
     /// The material lead (a man 1, a king 3) that wins a material adjudication
@@ -166,12 +168,12 @@ pub(crate) struct SeriesArgs {
     transcripts: Option<PathBuf>,
 
     /// Seconds a program may take to start and be connected
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
-    start_timeout: Duration,
+    #[arg(long, value_name = "SECONDS", default_value_t = Seconds(StartOptions::default().timeout))]
+    start_timeout: Seconds,
 
     /// Seconds a program may take to exit when told to stop, before it is killed
-    #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = parse_seconds)]
-    grace: Duration,
+    #[arg(long, value_name = "SECONDS", default_value_t = Seconds(StartOptions::default().grace))]
+    grace: Seconds,
 
     /// The least gap between two frames sent to a program, in milliseconds (the referee sends
     /// one frame at a time in normal play, so none is needed by default)
@@ -215,9 +217,9 @@ impl SeriesArgs {
             minutes: self.minutes,
             move_limit: self.moves,
             time_loss: self.time_loss,
-            time_margin: self.time_margin,
+            time_margin: self.time_margin.0,
             move_timeout: self.move_timeout,
-            reply_timeout: self.reply_timeout,
+            reply_timeout: self.reply_timeout.0,
             claims: match self.claims {
                 ClaimChoice::Adjudicate => ClaimPolicy::Adjudicate,
                 ClaimChoice::Trust => ClaimPolicy::Trust,
@@ -244,8 +246,8 @@ impl SeriesArgs {
             openings,
             referee,
             start: StartOptions {
-                timeout: self.start_timeout,
-                grace: self.grace,
+                timeout: self.start_timeout.0,
+                grace: self.grace.0,
                 frame_gap,
                 log_dir: self.logs,
                 transcript_dir: self.transcripts,

@@ -22,7 +22,7 @@ use super::EngineArgs;
 use crate::cmd;
 use damx_session::seat::{Opponent, person_name};
 use damx_session::tournament::OpeningSource;
-use damx_session::tournament::spec::{LocalPlayer, parse_seconds};
+use damx_session::tournament::spec::{LocalPlayer, Seconds, parse_seconds};
 use damx_session::{Address, Endpoint};
 
 /// Where the other program is: we listen for it, or we connect to it.
@@ -55,7 +55,7 @@ impl PeerArgs {
 pub(crate) struct PaceArgs {
     /// The least gap between two frames we send, in milliseconds (some clients lose a frame
     /// that arrives together with another)
-    #[arg(long, value_name = "MS", default_value_t = 100)]
+    #[arg(long, value_name = "MS", default_value_t = SessionConfig::default().frame_gap.as_millis() as u64)]
     pace: u64,
 }
 
@@ -77,13 +77,14 @@ pub(crate) struct DxpArgs {
 
     /// Seconds to wait for an answer the peer owes at once (GAMEACC, the GAMEEND
     /// acknowledgement, BACKACC)
-    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
-    reply_timeout: Duration,
+    #[arg(long, value_name = "SECONDS", default_value_t = Seconds(Timeouts::default().reply))]
+    reply_timeout: Seconds,
 
     /// Seconds to wait for the peer's move in a game without a clock (0: no limit; with a
     /// clock the peer has its time plus 5 s)
-    #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_seconds)]
-    move_timeout: Duration,
+    #[arg(long, value_name = "SECONDS",
+          default_value_t = Seconds(Timeouts::default().peer_move.unwrap_or_default()))]
+    move_timeout: Seconds,
 }
 
 impl DxpArgs {
@@ -91,8 +92,8 @@ impl DxpArgs {
     fn apply(&self, config: &mut SessionConfig) {
         config.name = self.name.clone();
         config.frame_gap = self.pace.gap();
-        config.timeouts.reply = self.reply_timeout;
-        config.timeouts.peer_move = Some(self.move_timeout).filter(|limit| !limit.is_zero());
+        config.timeouts.reply = self.reply_timeout.0;
+        config.timeouts.peer_move = Some(self.move_timeout.0).filter(|limit| !limit.is_zero());
     }
 }
 
@@ -275,13 +276,13 @@ pub(crate) struct FollowArgs {
     min_minutes: Option<u16>,
 
     /// Seconds to wait for the next game request after a game before closing a connection
-    #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = parse_seconds)]
-    idle_timeout: Duration,
+    #[arg(long, value_name = "SECONDS", default_value_t = Seconds(Timeouts::default().idle))]
+    idle_timeout: Seconds,
 
     /// Seconds to wait for the first game request of a new connection (real programs send it
     /// at once)
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
-    first_request_timeout: Duration,
+    #[arg(long, value_name = "SECONDS", default_value_t = Seconds(Timeouts::default().first_request))]
+    first_request_timeout: Seconds,
 
     /// Refuse games of more than this many minutes each (GAMEACC code 2): a silent peer holds
     /// a connection at most its clock plus 5 s
@@ -304,8 +305,8 @@ impl FollowArgs {
         });
         let side = self.side.apply(&mut session);
         session.timeouts = Timeouts {
-            idle: self.idle_timeout,
-            first_request: self.first_request_timeout,
+            idle: self.idle_timeout.0,
+            first_request: self.first_request_timeout.0,
             ..session.timeouts
         };
         cmd::follow::Config {

@@ -71,14 +71,24 @@ pub struct Adjudication {
     pub method: AdjudicationMethod,
 }
 
+impl Adjudication {
+    /// The default cap: 150 moves each.
+    pub const DEFAULT_MAX_MOVES: u16 = 150;
+    /// The default depth of the engine's adjudication search.
+    pub const DEFAULT_DEPTH: u32 = 8;
+    /// The default score (centi-men) from which the engine's search gives the side ahead the
+    /// win: 1.5 men.
+    pub const DEFAULT_THRESHOLD: i32 = 150;
+}
+
 impl Default for Adjudication {
     /// A cap of 150 moves each, the engine at depth 8 with a threshold of 1.5 men.
     fn default() -> Adjudication {
         Adjudication {
-            max_moves: Some(150),
+            max_moves: Some(Adjudication::DEFAULT_MAX_MOVES),
             method: AdjudicationMethod::Engine {
-                depth: 8,
-                threshold: 150,
+                depth: Adjudication::DEFAULT_DEPTH,
+                threshold: Adjudication::DEFAULT_THRESHOLD,
             },
         }
     }

@@ -556,6 +556,26 @@ pub fn parse_seconds(text: &str) -> Result<Duration, SpecError> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+/// A number of seconds as a person writes it ([`parse_seconds`]) and as it is written back,
+/// the shortest decimal (`1.5`, `10`): what a front end's seconds options hold, so that their
+/// defaults can be shown from the library's own (`Seconds(Timeouts::default().reply)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Seconds(pub Duration);
+
+impl FromStr for Seconds {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Seconds, SpecError> {
+        parse_seconds(text).map(Seconds)
+    }
+}
+
+impl fmt::Display for Seconds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.as_secs_f64())
+    }
+}
+
 /// `elo0=0,elo1=10,alpha=0.05,beta=0.05`, any subset, or nothing for the defaults.
 impl FromStr for SprtConfig {
     type Err = SpecError;
@@ -764,6 +784,9 @@ mod tests {
         assert_eq!(parse_seconds("10"), Ok(Duration::from_secs(10)));
         for bad in ["0", "-1", "soon", "NaN", "inf"] {
             assert!(parse_seconds(bad).is_err(), "{bad}");
+        }
+        for text in ["1.5", "10", "0.25", "600"] {
+            assert_eq!(text.parse::<Seconds>().unwrap().to_string(), text);
         }
     }
 
