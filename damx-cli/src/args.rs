@@ -15,12 +15,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand};
 use damx_engine::egdb::EgdbLocation;
 use damx_engine::pattern::PatternWeights;
 use damx_engine::{BENCH_DEPTH, BenchOptions, EngineOptions, EvalParams, Limits};
 use damx_rules::Position;
 use damx_session::tournament::spec::parse_seconds;
+use damx_session::words::Words;
 
 use crate::cmd;
 use crate::cmd::analyse::Subject;
@@ -481,6 +483,14 @@ impl EvalArgs {
             (None, EvalKind::Hand) => EvalParams::tuned(),
         }
     }
+}
+
+/// The values of an option read by `T`'s [`Words`], each listed in the help with its meaning.
+pub(crate) fn words<T: Words + Send + Sync>() -> impl TypedValueParser<Value = T> {
+    let values = T::WORDS
+        .iter()
+        .map(|&(word, meaning, _)| PossibleValue::new(word).help(meaning));
+    PossibleValuesParser::new(values).try_map(|word| T::from_word(&word).ok_or("not a listed word"))
 }
 
 /// Reads a pattern weights file.

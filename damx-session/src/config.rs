@@ -20,6 +20,8 @@ use std::time::Duration;
 use damx_rules::{Color, Position};
 use damx_wire::GameReq;
 
+use crate::words::Words;
+
 /// The settings of one game the Initiator asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameSettings {
@@ -76,15 +78,10 @@ impl FromStr for SeriesColors {
 
     /// `white` or `black` (that colour in every game), `alternate` (white first).
     fn from_str(text: &str) -> Result<SeriesColors, ChoiceError> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "white" => Ok(SeriesColors::Fixed(Color::White)),
-            "black" => Ok(SeriesColors::Fixed(Color::Black)),
-            "alternate" => Ok(SeriesColors::Alternate(Color::White)),
-            _ => Err(ChoiceError {
-                expected: "white, black or alternate",
-                found: text.to_owned(),
-            }),
-        }
+        SeriesColors::from_word(text).ok_or_else(|| ChoiceError {
+            expected: "white, black or alternate",
+            found: text.to_owned(),
+        })
     }
 }
 
@@ -275,10 +272,7 @@ pub enum Role {
 
 impl fmt::Display for Role {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Role::Initiator => "initiator",
-            Role::Follower => "follower",
-        })
+        f.write_str(self.word())
     }
 }
 
@@ -287,14 +281,10 @@ impl FromStr for Role {
 
     /// `initiator` or `follower`, as [`Role`]'s `Display` writes them.
     fn from_str(text: &str) -> Result<Role, ChoiceError> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "initiator" => Ok(Role::Initiator),
-            "follower" => Ok(Role::Follower),
-            _ => Err(ChoiceError {
-                expected: "initiator or follower",
-                found: text.to_owned(),
-            }),
-        }
+        Role::from_word(text).ok_or_else(|| ChoiceError {
+            expected: "initiator or follower",
+            found: text.to_owned(),
+        })
     }
 }
 

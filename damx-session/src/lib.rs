@@ -124,6 +124,7 @@ pub mod seat;
 pub mod server;
 pub mod tournament;
 pub mod view;
+pub mod words;
 
 pub use config::{
     ChoiceError, DEFAULT_MAX_MINUTES, FollowerConfig, GameFilter, GameSettings, InitiatorConfig,

@@ -12,11 +12,12 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use damx_engine::egdb::SharedEgdb;
 use damx_session::referee::{
-    Adjudication, AdjudicationMethod, ClaimPolicy, RefereeConfig, StartOptions,
+    Adjudication, AdjudicationKind, AdjudicationMethod, ClaimPolicy, RefereeConfig, StartOptions,
 };
 use damx_session::tournament::spec::{ParticipantSpec, Seconds, name_participants, parse_seconds};
 use damx_session::tournament::{Format, OpeningSource, SprtConfig, TournamentConfig};
 
+use super::words;
 use crate::cmd;
 use crate::error::Error;
 
@@ -31,30 +32,6 @@ fn adjudication_egdb(explicit: Option<&Path>) -> Result<SharedEgdb, Error> {
     })?;
     cmd::egdb::show_notes(&notes);
     Ok(egdb)
-}
-
-/// How games are adjudicated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum AdjudicateChoice {
-    /// The built-in engine's search (--adjudicate-depth, --adjudicate-score)
-    Engine,
-    /// The endgame rules and the material count (--adjudicate-margin; a king counts 3 men)
-    Material,
-    /// Always a draw
-    Draw,
-    /// The endgame databases (--adjudicate-egdb): a game ends as soon as it reaches a quiet position within them; outside them, the engine's search with them
-    Egdb,
-}
-
-/// How GAMEEND claims (draw, win, no reason) are read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ClaimChoice {
-    /// Adjudicate the position, as at the move cap
-    Adjudicate,
-    /// Take a draw or win claim at its word
-    Trust,
-    /// A claim the rules do not back loses for the claimant
-    Strict,
 }
 
 /// What `match` and `tournament` share.
@@ -99,8 +76,9 @@ pub(crate) struct SeriesArgs {
     max_moves: u16,
 
     /// How adjudicated games are decided
-    #[arg(long, value_enum, value_name = "HOW", default_value_t = AdjudicateChoice::Engine)]
-    adjudicate: AdjudicateChoice,
+    #[arg(long, value_name = "HOW", default_value_t = Adjudication::default().method.kind(),
+          value_parser = words::<AdjudicationKind>())]
+    adjudicate: AdjudicationKind,
 
     /// The depth of the engine's adjudication search
     #[arg(long, value_name = "N", default_value_t = Adjudication::DEFAULT_DEPTH,
@@ -121,8 +99,9 @@ pub(crate) struct SeriesArgs {
     adjudicate_egdb: Option<PathBuf>,
 
     /// How a program's GAMEEND claiming a draw or a win (or giving no reason) is read
-    #[arg(long, value_enum, value_name = "HOW", default_value_t = ClaimChoice::Adjudicate)]
-    claims: ClaimChoice,
+    #[arg(long, value_name = "HOW", default_value_t = ClaimPolicy::default(),
+          value_parser = words::<ClaimPolicy>())]
+    claims: ClaimPolicy,
 
     /// The openings: `ballots` (the built-in balanced ballots, shuffled by --seed), `start`, or
     /// a file of FEN lines or of PDN games (told apart by content); each is played twice,
@@ -197,21 +176,13 @@ impl SeriesArgs {
             specs.extend(more);
         }
         let openings = self.openings.load(Some(self.seed))?;
-        let method = match self.adjudicate {
-            AdjudicateChoice::Engine => AdjudicationMethod::Engine {
-                depth: self.adjudicate_depth,
-                threshold: self.adjudicate_score.min(10_000) as i32,
-            },
-            AdjudicateChoice::Material => AdjudicationMethod::Material {
-                margin: self.adjudicate_margin,
-            },
-            AdjudicateChoice::Draw => AdjudicationMethod::Draw,
-            AdjudicateChoice::Egdb => AdjudicationMethod::Egdb {
-                egdb: adjudication_egdb(self.adjudicate_egdb.as_deref())?,
-                depth: self.adjudicate_depth,
-                threshold: self.adjudicate_score.min(10_000) as i32,
-            },
-        };
+        let method = AdjudicationMethod::of_kind(
+            self.adjudicate,
+            self.adjudicate_depth,
+            self.adjudicate_score,
+            self.adjudicate_margin,
+            || adjudication_egdb(self.adjudicate_egdb.as_deref()),
+        )?;
         let frame_gap = Duration::from_millis(self.pace);
         let referee = RefereeConfig {
             minutes: self.minutes,
@@ -220,11 +191,7 @@ impl SeriesArgs {
             time_margin: self.time_margin.0,
             move_timeout: self.move_timeout,
             reply_timeout: self.reply_timeout.0,
-            claims: match self.claims {
-                ClaimChoice::Adjudicate => ClaimPolicy::Adjudicate,
-                ClaimChoice::Trust => ClaimPolicy::Trust,
-                ClaimChoice::Strict => ClaimPolicy::Strict,
-            },
+            claims: self.claims,
             adjudication: Adjudication {
                 max_moves: (self.max_moves > 0).then_some(self.max_moves),
                 method,

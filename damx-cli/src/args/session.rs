@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use damx_engine::Limits;
 use damx_rules::{Color, Position};
 use damx_session::{
@@ -18,7 +17,7 @@ use damx_session::{
     SessionConfig, Timeouts,
 };
 
-use super::EngineArgs;
+use super::{EngineArgs, words};
 use crate::cmd;
 use damx_session::seat::{Opponent, person_name};
 use damx_session::tournament::OpeningSource;
@@ -182,16 +181,6 @@ impl ShowArgs {
     }
 }
 
-/// `--color`: [`SeriesColors`]'s words, listed with their meaning in the help.
-fn colors() -> impl TypedValueParser<Value = SeriesColors> {
-    PossibleValuesParser::new([
-        PossibleValue::new("white").help("White in every game"),
-        PossibleValue::new("black").help("Black in every game"),
-        PossibleValue::new("alternate").help("White in the first game, then alternating"),
-    ])
-    .try_map(|text| text.parse::<SeriesColors>())
-}
-
 /// The engine player for `engine` options and `fixed` limits.
 fn engine_player(name: &str, engine: &EngineArgs, fixed: Option<Limits>) -> EnginePlayerOptions {
     EnginePlayerOptions {
@@ -339,7 +328,7 @@ pub(crate) struct PlanArgs {
 
     /// The colour damx plays, in `play` the colour you play; the other side gets the other one
     /// [default: alternate; play: white]
-    #[arg(long, value_parser = colors())]
+    #[arg(long, value_parser = words::<SeriesColors>())]
     color: Option<SeriesColors>,
 }
 
@@ -476,10 +465,7 @@ pub(crate) struct PlayArgs {
     peer: PeerArgs,
 
     /// Our role against another program (against the built-in engine we ask for the game)
-    #[arg(long, default_value = "initiator", value_parser = PossibleValuesParser::new([
-        PossibleValue::new("initiator").help("We ask for the game (GAMEREQ): colour, clock and start are ours to choose"),
-        PossibleValue::new("follower").help("We accept the game the other program asks for"),
-    ]).try_map(|text| text.parse::<Role>()))]
+    #[arg(long, default_value_t = Role::Initiator, value_parser = words::<Role>())]
     role: Role,
 
     #[command(flatten)]

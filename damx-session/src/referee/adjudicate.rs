@@ -61,6 +61,58 @@ pub enum AdjudicationMethod {
     },
 }
 
+/// The kinds of [`AdjudicationMethod`], without their numbers: what a person chooses
+/// (`--adjudicate`; the words are [`Words`](crate::words::Words)').
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdjudicationKind {
+    /// [`AdjudicationMethod::Engine`].
+    Engine,
+    /// [`AdjudicationMethod::Material`].
+    Material,
+    /// [`AdjudicationMethod::Draw`].
+    Draw,
+    /// [`AdjudicationMethod::Egdb`].
+    Egdb,
+}
+
+impl AdjudicationMethod {
+    /// The method of `kind` with the numbers a person gives: the search's depth and the score
+    /// that wins (centi-men, at most 100 men), the material margin, and for the databases the
+    /// `egdb` that loads them (called only then).
+    ///
+    /// # Errors
+    /// What `egdb` fails with.
+    pub fn of_kind<E>(
+        kind: AdjudicationKind,
+        depth: u32,
+        score: u32,
+        margin: u32,
+        egdb: impl FnOnce() -> Result<SharedEgdb, E>,
+    ) -> Result<AdjudicationMethod, E> {
+        let threshold = score.min(10_000) as i32;
+        Ok(match kind {
+            AdjudicationKind::Engine => AdjudicationMethod::Engine { depth, threshold },
+            AdjudicationKind::Material => AdjudicationMethod::Material { margin },
+            AdjudicationKind::Draw => AdjudicationMethod::Draw,
+            AdjudicationKind::Egdb => AdjudicationMethod::Egdb {
+                egdb: egdb()?,
+                depth,
+                threshold,
+            },
+        })
+    }
+
+    /// Its kind.
+    pub fn kind(&self) -> AdjudicationKind {
+        match self {
+            AdjudicationMethod::Engine { .. } => AdjudicationKind::Engine,
+            AdjudicationMethod::Material { .. } => AdjudicationKind::Material,
+            AdjudicationMethod::Draw => AdjudicationKind::Draw,
+            AdjudicationMethod::Egdb { .. } => AdjudicationKind::Egdb,
+        }
+    }
+}
+
 /// The referee's move cap and its adjudication method.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Adjudication {
@@ -381,5 +433,37 @@ mod tests {
     fn draw_adjudication() {
         let mut judge = Judge::new(AdjudicationMethod::Draw);
         assert_eq!(judge.judge(&game("W:W31,32,33,34:B1")).0, GameResult::Draw);
+    }
+
+    /// A kind and a person's numbers make the method (the score capped at 100 men); the
+    /// databases are loaded only for their own kind, and a failure to load them is the
+    /// method's.
+    #[test]
+    fn methods_are_made_of_a_kind_and_numbers() {
+        let no_egdb = || -> Result<SharedEgdb, &str> { Err("no databases") };
+        for (kind, method) in [
+            (
+                AdjudicationKind::Engine,
+                AdjudicationMethod::Engine {
+                    depth: 6,
+                    threshold: 10_000,
+                },
+            ),
+            (
+                AdjudicationKind::Material,
+                AdjudicationMethod::Material { margin: 2 },
+            ),
+            (AdjudicationKind::Draw, AdjudicationMethod::Draw),
+        ] {
+            let made = AdjudicationMethod::of_kind(kind, 6, 20_000, 2, no_egdb);
+            assert_eq!(made, Ok(method.clone()));
+            assert_eq!(method.kind(), kind);
+        }
+        let egdb = AdjudicationMethod::of_kind(AdjudicationKind::Egdb, 6, 150, 2, no_egdb);
+        assert_eq!(egdb, Err("no databases"));
+        let made = AdjudicationMethod::of_kind(AdjudicationKind::Egdb, 6, 150, 2, || {
+            Ok::<_, ()>(databases())
+        });
+        assert_eq!(made.map(|method| method.kind()), Ok(AdjudicationKind::Egdb));
     }
 }

@@ -86,7 +86,7 @@ mod machine;
 mod participant;
 mod run;
 
-pub use adjudicate::{Adjudication, AdjudicationMethod, Judge};
+pub use adjudicate::{Adjudication, AdjudicationKind, AdjudicationMethod, Judge};
 pub use machine::{GameReport, RefereeInput, RefereeMachine, RefereeOutput};
 pub use participant::{
     BuiltinPlayer, External, Instance, LaunchError, Participant, ParticipantKind, Reach,
