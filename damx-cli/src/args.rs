@@ -19,7 +19,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand};
 use damx_engine::egdb::EgdbLocation;
 use damx_engine::pattern::PatternWeights;
-use damx_engine::{BENCH_DEPTH, BenchOptions, EngineOptions, EvalParams, Limits};
+use damx_engine::{BENCH_DEPTH, BenchOptions, EngineOptions, EvalKind, EvalParams, Limits};
 use damx_rules::Position;
 use damx_session::tournament::spec::parse_seconds;
 use damx_session::words::Words;
@@ -456,7 +456,7 @@ pub(crate) struct EvalArgs {
     /// The evaluation: pattern (region tables fitted to game results on top of the hand-written
     /// features, with the built-in weights unless --weights is given) or hand (the hand-written
     /// features alone)
-    #[arg(long, value_enum, value_name = "KIND", default_value_t = EvalKind::Pattern)]
+    #[arg(long, value_name = "KIND", default_value = EvalKind::default().word(), value_parser = words::<EvalKind>())]
     eval: EvalKind,
 
     /// Pattern weights file (written by `cargo xtask train fit`); implies --eval pattern. A
@@ -465,23 +465,10 @@ pub(crate) struct EvalArgs {
     weights: Option<Arc<PatternWeights>>,
 }
 
-/// The evaluations to choose from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum EvalKind {
-    /// Hand-written features with tuned weights.
-    Hand,
-    /// Pattern tables fitted to game results.
-    Pattern,
-}
-
 impl EvalArgs {
     /// The evaluation weights.
     pub(crate) fn params(&self) -> EvalParams {
-        match (&self.weights, self.eval) {
-            (Some(weights), _) => EvalParams::with_patterns(weights.clone()),
-            (None, EvalKind::Pattern) => EvalParams::pattern(),
-            (None, EvalKind::Hand) => EvalParams::tuned(),
-        }
+        EvalParams::of_kind(self.eval, self.weights.clone())
     }
 }
 

@@ -191,7 +191,27 @@ impl Default for EvalParams {
     }
 }
 
+/// The evaluations a user chooses between (`--eval`, a participant's `eval=`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EvalKind {
+    /// The hand-written features with their tuned weights: [`EvalParams::tuned`].
+    Hand,
+    /// The pattern tables: [`EvalParams::pattern`].
+    #[default]
+    Pattern,
+}
+
 impl EvalParams {
+    /// The evaluation a user chose: a pattern weights file when given (it implies the pattern
+    /// evaluation), else the `kind` named.
+    pub fn of_kind(kind: EvalKind, weights: Option<Arc<PatternWeights>>) -> EvalParams {
+        match (weights, kind) {
+            (Some(weights), _) => EvalParams::with_patterns(weights),
+            (None, EvalKind::Pattern) => EvalParams::pattern(),
+            (None, EvalKind::Hand) => EvalParams::tuned(),
+        }
+    }
+
     /// The hand features alone, with their tuned weights.
     pub fn tuned() -> EvalParams {
         EvalParams {
@@ -695,6 +715,21 @@ mod tests {
 
     fn position(fen: &str) -> Position {
         fen.parse().unwrap()
+    }
+
+    /// A weights file wins over the kind named; without one the kind chooses, and the default
+    /// kind is the default evaluation.
+    #[test]
+    fn the_evaluation_is_chosen_by_kind_and_weights() {
+        assert_eq!(
+            EvalParams::of_kind(EvalKind::Hand, None),
+            EvalParams::tuned()
+        );
+        let default = EvalParams::of_kind(EvalKind::default(), None);
+        assert_eq!(default, EvalParams::default());
+        let weights = PatternWeights::builtin();
+        let chosen = EvalParams::of_kind(EvalKind::Hand, Some(weights.clone()));
+        assert_eq!(chosen, EvalParams::with_patterns(weights));
     }
 
     /// On the hand base, pattern weights add their regions to the hand evaluation and leave

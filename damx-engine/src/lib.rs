@@ -69,7 +69,7 @@ pub use bench::{
     BENCH_DEPTH, BENCH_POSITIONS, BenchLine, BenchOptions, BenchReport, bench, bench_with,
 };
 pub use engine::{Engine, EngineOptions, Progress, SearchResult};
-pub use eval::{EvalParams, evaluate_with};
+pub use eval::{EvalKind, EvalParams, evaluate_with};
 pub use features::SearchFeatures;
 pub use limits::{Clock, DEFAULT_PACE, Limits, StopSignal};
 pub use report::{AnalysisLine, MoveCount, PerftReport};

@@ -1,5 +1,5 @@
 //! The words a person chooses a setting by, each with what it means: the values of a front
-//! end's options (`--color`, `--role`, `--claims`, `--adjudicate`), read and listed the same
+//! end's options (`--color`, `--role`, `--claims`, `--adjudicate`, `--eval`), read and listed the same
 //! way by every front end through [`Words`], so that a GUI's list of choices and a command
 //! line's `--help` say the same.
 //!
@@ -15,6 +15,7 @@
 
 use std::fmt;
 
+use damx_engine::EvalKind;
 use damx_rules::Color;
 
 use crate::config::{Role, SeriesColors};
@@ -118,6 +119,21 @@ impl Words for AdjudicationKind {
     ];
 }
 
+impl Words for EvalKind {
+    const WORDS: &'static [(&'static str, &'static str, Self)] = &[
+        (
+            "hand",
+            "Hand-written features with tuned weights",
+            EvalKind::Hand,
+        ),
+        (
+            "pattern",
+            "Pattern tables fitted to game results",
+            EvalKind::Pattern,
+        ),
+    ];
+}
+
 impl fmt::Display for ClaimPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.word())
@@ -150,6 +166,7 @@ mod tests {
         round_trip::<Role>();
         round_trip::<ClaimPolicy>();
         round_trip::<AdjudicationKind>();
+        round_trip::<EvalKind>();
         assert_eq!(ClaimPolicy::default().to_string(), "adjudicate");
     }
 }

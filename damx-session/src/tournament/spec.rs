@@ -45,12 +45,13 @@ use std::time::Duration;
 
 use damx_engine::egdb::SharedEgdb;
 use damx_engine::pattern::PatternWeights;
-use damx_engine::{EngineOptions, EvalParams, Limits};
+use damx_engine::{EngineOptions, EvalKind, EvalParams, Limits};
 
 use super::SprtConfig;
 use crate::EnginePlayerOptions;
 use crate::hub::HubPlayerOptions;
 use crate::referee::{BuiltinPlayer, External, Participant, ParticipantKind, Reach};
+use crate::words::Words;
 
 /// A spec that does not read: what is wrong, in words.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -234,11 +235,11 @@ impl SpecBuilder {
             "egdb" => self.egdb = Some(PathBuf::from(needs(value)?)),
             "eval" => {
                 let kind = needs(value)?;
-                let eval = match kind.as_str() {
-                    "hand" => EvalParams::tuned(),
-                    "pattern" => EvalParams::pattern(),
-                    _ => return Err(format!("eval: expected hand or pattern, found {kind:?}")),
+                let words = EvalKind::WORDS.iter();
+                let Some(&(.., kind)) = words.clone().find(|(word, ..)| *word == kind) else {
+                    return Err(format!("eval: expected hand or pattern, found {kind:?}"));
                 };
+                let eval = EvalParams::of_kind(kind, None);
                 if self.eval.as_ref().is_none_or(|e| e.patterns.is_none()) {
                     self.eval = Some(eval);
                 }
