@@ -15,10 +15,13 @@
 //! - [`run_session`] drives a machine over a connection in one `select!` loop, with the
 //!   [`Player`] thinking on its own thread; [`run`] does the same over an [`Endpoint`]
 //!   (connect or listen), [`play_loopback`] plays two sessions against each other on
-//!   127.0.0.1, and [`serve`] is a Follower that serves several connections at once.
+//!   127.0.0.1 ([`play_against_engine`]: any player against the built-in engine), and
+//!   [`serve`] is a Follower that serves several connections at once.
 //! - Players: [`EnginePlayer`] (the damx engine), [`FirstLegalPlayer`], [`RandomPlayer`],
 //!   [`ScriptedPlayer`]; anything else implements [`Player`]. A person plays through a
-//!   [`ChannelPlayer`] and a [`seat::Seat`], which turns what they want into moves and commands.
+//!   [`ChannelPlayer`] and a [`seat::Seat`], which turns what they want into moves and commands
+//!   and runs a text front end's conversation ([`seat::Seat::converse`], [`seat::play_person`]).
+//! - Settings: [`words::Words`] are the words a person chooses them by, with their meanings.
 //! - Records: every game ends as a [`GameRecord`] (in [`Event::GameOver`] and the
 //!   [`SessionReport`]), saved as PDN when [`RecordOptions::pdn`] says where.
 //! - Showing a session: [`render::Renderer`] turns its events into the lines a person reads

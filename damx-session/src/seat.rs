@@ -1,10 +1,10 @@
 //! A person's seat at a session: what a terminal, a GUI or a chat bot needs to let someone
-//! play through a [`ChannelPlayer`](crate::ChannelPlayer), whatever reads their input.
+//! play through a [`ChannelPlayer`], whatever reads their input.
 //!
 //! [`Seat`] follows the session's [`Event`]s and the player's [`MoveRequest`]s, and turns what
 //! the person wants (a move as text, a choice among the captures that text fitted, a
 //! take-back of their last move, resigning, a draw claim, stopping, an answer to the peer's
-//! take-back request) into the session's [`Command`](crate::Command)s or the move answered;
+//! take-back request) into the session's [`Command`]s or the move answered;
 //! what cannot be done now is a [`SeatError`] that says why. A text front end reads each line
 //! the person types as a [`Wish`] ([`Wish::read`]; [`HELP`] lists the words) and shows the
 //! [`Reply`] of [`Seat::respond`], the question an event asks ([`Seat::event`]) and the
