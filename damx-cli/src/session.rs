@@ -47,14 +47,6 @@ pub(crate) fn session_error(error: SessionError) -> Error {
     }
 }
 
-/// How many game records could not be saved.
-static RECORDS_FAILED: AtomicUsize = AtomicUsize::new(0);
-
-/// Notes a game record that could not be saved: the command will exit with code 3.
-pub(crate) fn record_failed() {
-    RECORDS_FAILED.fetch_add(1, Ordering::SeqCst);
-}
-
 /// Checks, before any game, that the PDN records can be written ([`RecordOptions::check`]).
 pub(crate) fn check_records(records: &RecordOptions) -> Result<(), Error> {
     records
@@ -181,7 +173,8 @@ pub(crate) fn verdict<'a>(
     if interrupted() {
         return Err(Error::Interrupted);
     }
-    let failed = RECORDS_FAILED.load(Ordering::SeqCst);
+    let reports: Vec<&SessionReport> = reports.into_iter().collect();
+    let failed: usize = reports.iter().map(|report| report.records_failed).sum();
     if failed > 0 {
         return Err(Error::Io {
             context: format!(
@@ -191,7 +184,6 @@ pub(crate) fn verdict<'a>(
             source: std::io::Error::other("write failed"),
         });
     }
-    let reports: Vec<&SessionReport> = reports.into_iter().collect();
     if reports
         .iter()
         .any(|report| report.close_reason == CloseReason::Aborted)

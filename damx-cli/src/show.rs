@@ -49,13 +49,6 @@ impl Show {
         event: &ServerEvent,
         out: &mut dyn Write,
     ) -> io::Result<()> {
-        if let ServerEvent::Session {
-            event: Event::RecordFailed { .. },
-            ..
-        } = event
-        {
-            crate::session::record_failed();
-        }
         write(self.renderer.server_event(event), out)
     }
 
@@ -66,9 +59,6 @@ impl Show {
         event: &Event,
         out: &mut dyn Write,
     ) -> io::Result<()> {
-        if let Event::RecordFailed { .. } = event {
-            crate::session::record_failed();
-        }
         write(self.renderer.event(id, event), out)
     }
 }

@@ -47,6 +47,8 @@ pub struct SessionReport {
     pub saved: Vec<PathBuf>,
     /// How many protocol violations were reported (tolerated quirks not counted).
     pub violations: usize,
+    /// How many games could not be saved ([`Event::RecordFailed`]).
+    pub records_failed: usize,
     /// Why the session ended.
     pub close_reason: CloseReason,
 }
@@ -59,6 +61,7 @@ impl SessionReport {
             games: Vec::new(),
             saved: Vec::new(),
             violations: 0,
+            records_failed: 0,
             close_reason,
         }
     }
@@ -628,6 +631,7 @@ pub fn run_session(
             games: Vec::new(),
             saved: Vec::new(),
             violations: 0,
+            records_failed: 0,
             close_reason: CloseReason::PeerClosed,
         },
     };
@@ -746,10 +750,13 @@ impl Driver<'_> {
                             self.report.saved.push(path.clone());
                             self.emit(Event::RecordSaved { number, path });
                         }
-                        Some(Err(error)) => self.emit(Event::RecordFailed {
-                            number,
-                            error: error.to_string(),
-                        }),
+                        Some(Err(error)) => {
+                            self.report.records_failed += 1;
+                            self.emit(Event::RecordFailed {
+                                number,
+                                error: error.to_string(),
+                            });
+                        }
                         None => {}
                     }
                 }

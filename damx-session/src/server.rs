@@ -468,13 +468,7 @@ fn start_session(
                 Err(error) => {
                     let reason = CloseReason::ConnectionFailed(error.to_string());
                     let _ = events_tx.send(Event::Closed(reason.clone()));
-                    SessionReport {
-                        peer: None,
-                        games: Vec::new(),
-                        saved: Vec::new(),
-                        violations: 0,
-                        close_reason: reason,
-                    }
+                    SessionReport::unconnected(reason)
                 }
             };
             let _ = done.send((id, report));
@@ -482,13 +476,7 @@ fn start_session(
     if let Err(error) = spawned {
         // No thread: report the session as failed at once.
         let reason = CloseReason::ConnectionFailed(error.to_string());
-        let report = SessionReport {
-            peer: None,
-            games: Vec::new(),
-            saved: Vec::new(),
-            violations: 0,
-            close_reason: reason,
-        };
+        let report = SessionReport::unconnected(reason);
         let _ = done_on_failure.send((id, report));
     }
     commands_tx

@@ -90,10 +90,15 @@ fn series_in_both_socket_directions() {
 }
 
 /// A session told not to keep its games (`keep_games: false`, as a referee's built-in
-/// participant is) plays the same series but its report holds none of them.
+/// participant is) plays the same series but its report holds none of them; records that
+/// cannot be saved (a directory under a plain file) are counted, and the games go on.
 #[test]
 fn a_session_without_kept_games() {
     bounded(LIMIT, || {
+        let dir = temp_dir("unsaved");
+        std::fs::create_dir_all(&dir).unwrap();
+        let plain = dir.join("plain");
+        std::fs::write(&plain, "").unwrap();
         let initiator_config = quick(SessionConfig::initiator(InitiatorConfig::series(
             3,
             Color::White,
@@ -103,6 +108,7 @@ fn a_session_without_kept_games() {
         )));
         let mut follower_config = quick(SessionConfig::follower(FollowerConfig::default()));
         follower_config.keep_games = false;
+        follower_config.records.pdn = Some(PdnTarget::Directory(plain.join("games")));
         let (initiator, follower) = play_loopback(
             side(initiator_config, Box::new(RandomPlayer::new("Random", 7))),
             side(follower_config, Box::new(FirstLegalPlayer::new("First"))),
@@ -112,6 +118,9 @@ fn a_session_without_kept_games() {
         assert_eq!(initiator.games.len(), 3);
         assert!(follower.games.is_empty());
         assert_eq!(follower.close_reason, CloseReason::PeerStopped);
+        assert_eq!((initiator.records_failed, follower.records_failed), (0, 3));
+        assert!(follower.saved.is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
     });
 }
 
