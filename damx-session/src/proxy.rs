@@ -440,6 +440,14 @@ impl ProxyLog {
         entries
     }
 
+    /// What the programs did wrong, in words (`None`: nothing): how many violations of the
+    /// spec were flagged.
+    pub fn trouble(&self) -> Option<String> {
+        let s = if self.findings == 1 { "" } else { "s" };
+        (self.findings > 0)
+            .then(|| format!("{} violation{s} of the spec flagged above", self.findings))
+    }
+
     /// The summary, once both streams have ended.
     pub fn summary(&self) -> Entry {
         Entry::Summary {
@@ -537,6 +545,12 @@ mod tests {
             "    0.000  A>B  connection failed: reset by peer"
         );
         assert_eq!(log.summary().text(), "1 frames from A, 1 from B, 1 finding");
+        let flagged = log.trouble();
+        assert_eq!(
+            flagged.as_deref(),
+            Some("1 violation of the spec flagged above")
+        );
+        assert_eq!(ProxyLog::new(start).trouble(), None);
         assert_eq!(log.summary().json()["frames_from_b"], 1);
     }
 

@@ -198,10 +198,8 @@ impl SeriesArgs {
             },
             ..RefereeConfig::default()
         };
-        let concurrency = self.concurrency.map_or_else(
-            || std::thread::available_parallelism().map_or(1, usize::from),
-            |n| n as usize,
-        );
+        let concurrency =
+            (self.concurrency).map_or_else(TournamentConfig::default_concurrency, |n| n as usize);
         let config = TournamentConfig {
             name: self.event.unwrap_or_else(|| default_event.to_owned()),
             participants: name_participants(

@@ -70,11 +70,5 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     let Some(log) = log.filter(|_| !interrupted()) else {
         return Err(Error::Interrupted);
     };
-    match log.findings() {
-        0 => Ok(()),
-        n => Err(Error::Peer(format!(
-            "{n} violation{} of the spec flagged above",
-            if n == 1 { "" } else { "s" }
-        ))),
-    }
+    log.trouble().map_or(Ok(()), |why| Err(Error::Peer(why)))
 }

@@ -151,6 +151,11 @@ impl Default for TournamentConfig {
 }
 
 impl TournamentConfig {
+    /// Games at once when a person gives no number: one per core (1 where that is unknown).
+    pub fn default_concurrency() -> usize {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    }
+
     /// A fingerprint (16 hexadecimal digits) of the options that shape a game's result: the
     /// referee's clock, move limit, time-loss rule, move time-out, claims policy and
     /// adjudication, and each participant's name and options. It is written with every game
@@ -1230,5 +1235,6 @@ mod tests {
         }
         let players = ["builtin", "builtin"];
         assert!(config(Format::Match, &players, 2).validate().is_ok());
+        assert!(TournamentConfig::default_concurrency() >= 1);
     }
 }
