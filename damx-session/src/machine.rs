@@ -83,14 +83,14 @@ use std::time::{Duration, Instant};
 use damx_rules::{Color, Game, GameResult, Move, Position};
 use damx_wire::{
     AcceptCode, BackAcc, BackAccCode, BackReq, Chat, EndReason, GameAcc, GameReq, MAX_CHAT_LEN,
-    Message, Name, ProtocolVersion, RawBytes, StopCode, StreamError,
+    Message, Name, ProtocolVersion, RawBytes, StreamError,
 };
 
 use crate::config::{Role, RoleConfig, SessionConfig, Timeouts};
 use crate::convert::{back_request_for_ply, color_from_wire, move_to_wire, start_position};
 use crate::dialogue::{
     Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER, Rule, SEND_AWAY, US,
-    acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, is_noise,
+    claim_ending, frame_fault, game_answer, game_end, game_request, is_noise,
 };
 use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
 use crate::player::{ClockState, GameInfo, TakeBackPolicy};
@@ -563,17 +563,16 @@ impl PlayerMachine {
                 let why = error.to_string();
                 Termination::IllegalMove { by, raw: text, why }
             }
-            (Some(Meaning::Ended { reason, stop, .. }), _) => {
+            (Some(Meaning::Ended { reason, .. }), _) => {
                 if rule == Some(Rule::OutOfTurn) {
                     let what = "GAMEEND on our turn (accepted)".to_owned();
                     violation(what, raw, false, ViolationAction::EndedGame, out);
                 }
                 let (result, termination) = play.verdict(&self.dialogue, by, reason);
                 self.stop_thinking(out);
-                let stop = stop || self.our_stop_code();
-                self.send(out, acknowledgement(stop));
+                self.send(out, self.dialogue.acknowledgement(self.our_stop_code()));
                 self.finish_game(result, termination, out);
-                return self.after_game(now, stop, out);
+                return self.after_game(now, out);
             }
             (
                 Some(Meaning::BackRequested {
@@ -617,15 +616,11 @@ impl PlayerMachine {
     fn on_message_while_ending(&mut self, now: Instant, message: Message, out: &mut Vec<Output>) {
         let raw = raw_of(&message);
         match message {
-            Message::GameEnd(ack) => {
-                let stop = self.our_stop_code() || ack.stop == StopCode::Stop;
-                self.after_game(now, stop, out);
-            }
+            Message::GameEnd(_) => self.after_game(now, out),
             Message::GameReq(request) if self.role.role() == Role::Follower => {
                 let what = "GAMEREQ instead of the GAMEEND acknowledgement (taken as one)";
                 violation(what.to_owned(), raw, false, ViolationAction::Answered, out);
-                let stop = self.our_stop_code();
-                self.after_game(now, stop, out);
+                self.after_game(now, out);
                 if self.phase() == PhaseKind::AwaitingGameReq {
                     self.on_game_req(now, request, out);
                 }
@@ -947,8 +942,7 @@ impl PlayerMachine {
             PhaseKind::AwaitingEndAck if due => {
                 let what = format!("no GAMEEND acknowledgement within {reply_secs} s");
                 violation(what, None, false, ViolationAction::Ignored, out);
-                let stop = self.our_stop_code();
-                self.after_game(now, stop, out);
+                self.after_game(now, out);
             }
             PhaseKind::OurTurn | PhaseKind::TheirTurn => self.tick_game(now, out),
             _ => {}
@@ -978,7 +972,7 @@ impl PlayerMachine {
         if !their_turn || play.peer_deadline.is_none_or(|due| now < due) {
             return;
         }
-        let waited = now.saturating_duration_since(play.clock.turn_since());
+        let waited = now.saturating_duration_since(play.clock.since);
         let their = play.their_color();
         play.charge(their, now, self.timeouts.clock_grace);
         let termination = if play.info.time_per_player().is_some() {
@@ -1095,7 +1089,7 @@ impl PlayerMachine {
         let their_turn = self.dialogue.to_move() == Some(PEER);
         if let Some(play) = self.play.as_mut()
             && their_turn
-            && at > play.clock.turn_since()
+            && at > play.clock.since
         {
             play.clock.charge(play.info.our_color, at);
             play.peer_deadline = play.peer_deadline(&self.timeouts, at);
@@ -1206,10 +1200,11 @@ impl PlayerMachine {
         self.start_turn(now, out);
     }
 
-    /// The game is over and the GAMEEND handshake done: next game, or close.
-    fn after_game(&mut self, now: Instant, stop: bool, out: &mut Vec<Output>) {
+    /// The game is over and the GAMEEND handshake done: next game, or close when either side
+    /// asked to stop.
+    fn after_game(&mut self, now: Instant, out: &mut Vec<Output>) {
         self.play = None;
-        if stop {
+        if self.dialogue.stopping() || self.our_stop_code() {
             let reason = self.stop_reason();
             return self.close(reason, out);
         }

@@ -4,28 +4,14 @@
 //! The player ([`PlayerMachine`](crate::PlayerMachine)), the referee
 //! ([`RefereeMachine`](crate::referee::RefereeMachine)) and the [`monitor`](crate::monitor)
 //! each keep their own state and decide what to do about a message (tolerate, answer, end,
-//! forfeit, flag); the rules of DXP they share are written here once:
-//!
-//! - [`game_request`]: the GAMEREQ for a game's settings (clamped to what the fields hold, the
-//!   normal start as `A`), and [`game_answer`]: what a GAMEACC code says, and whether another
-//!   game may be asked for after it;
-//! - [`frame_fault`]: how bad a frame that is not a message is ([`FrameFault`]): a lone NUL or a
-//!   frame cut by the end of the stream carries nothing, a broken CHAT changes no state, anything
-//!   else breaks the dialogue;
-//! - [`game_end`]: a GAMEEND; [`acknowledgement`], the GAMEEND that answers
-//!   one (reason `0`, stop code `1` when either side asks to stop); [`SEND_AWAY`], the one that
-//!   ends a game with a peer that is silent or too noisy;
-//! - `Clock`: the time each side used, charged from the start of its turn to its move;
-//! - [`Observer::rules_ending`] and [`claim_ending`]: how a game ended, first by the rules
-//!   (with a draw rule met since the last take-back), else by the first GAMEEND's reason, in
-//!   the one vocabulary of [`Termination`] (whose
-//!   [`reason`](Termination::reason) is the stable word results files use);
-//! - [`Observer`]: one dialogue followed from outside, message by message from either end:
-//!   its phase, position and take-back request, what each message means ([`Meaning`]) and
-//!   which rules it breaks ([`Breach`]);
-//! - `is_noise` and `NoiseMeter`: what counts against the [`NoiseBudget`] of one connection
-//!   (bad frames, chats, take-back requests and breaches, a burst and a rate), and the rate of
-//!   CHAT replies.
+//! forfeit, flag). What they share is here: the [`Observer`], which follows one dialogue
+//! message by message from either end and says what each means ([`Meaning`]) and which rules
+//! it breaks ([`Breach`]), with how the rules end its game ([`Observer::rules_ending`]) and
+//! the GAMEEND that acknowledges ([`Observer::acknowledgement`]); beside it the GAMEREQ for a
+//! game's settings ([`game_request`]), what a GAMEACC code says ([`game_answer`]), how bad a
+//! frame that is not a message is ([`frame_fault`]), what a first GAMEEND's reason says
+//! ([`claim_ending`], in the one vocabulary of [`Termination`]), the time each side used
+//! (`Clock`) and what counts against a connection's [`NoiseBudget`] (`NoiseMeter`).
 //!
 //! ```
 //! use damx_session::dialogue::{FrameFault, frame_fault};
@@ -129,23 +115,17 @@ pub const fn game_end(reason: EndReason, stop: bool) -> GameEnd {
     GameEnd { reason, stop }
 }
 
-/// The GAMEEND that acknowledges one: reason `0`, and stop code `1` when either side asks to
-/// stop.
-pub const fn acknowledgement(stop: bool) -> GameEnd {
-    game_end(EndReason::NoReason, stop)
-}
-
 /// The GAMEEND that sends a peer away (silent, or too noisy): reason `0`, stop code `1`.
 pub const SEND_AWAY: GameEnd = game_end(EndReason::NoReason, true);
 
-/// The thinking time of both sides: a turn runs from [`Clock::start_turn`] to
+/// The thinking time of both sides: a turn runs from its start ([`Clock::since`]) to
 /// [`Clock::charge`], and is charged to the side that moved.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Clock {
     /// Time used per colour ([`Color::index`]).
-    used: [Duration; 2],
+    pub(crate) used: [Duration; 2],
     /// When the current turn started.
-    since: Instant,
+    pub(crate) since: Instant,
 }
 
 impl Clock {
@@ -157,16 +137,6 @@ impl Clock {
         }
     }
 
-    /// A turn starts `now` (nothing is charged).
-    pub(crate) fn start_turn(&mut self, now: Instant) {
-        self.since = now;
-    }
-
-    /// When the current turn started.
-    pub(crate) fn turn_since(&self) -> Instant {
-        self.since
-    }
-
     /// Charges the time since the turn started to `color`, starts the next turn `now`, and
     /// returns the time charged.
     pub(crate) fn charge(&mut self, color: Color, now: Instant) -> Duration {
@@ -176,24 +146,14 @@ impl Clock {
         spent
     }
 
-    /// The time `color` used.
-    pub(crate) fn used(&self, color: Color) -> Duration {
-        self.used[color.index()]
-    }
-
-    /// Both sides' time used ([`Color::index`] order).
-    pub(crate) fn all_used(&self) -> [Duration; 2] {
-        self.used
-    }
-
     /// What is left of `budget` to `color`.
     pub(crate) fn remaining(&self, budget: Duration, color: Color) -> Duration {
-        budget.saturating_sub(self.used(color))
+        budget.saturating_sub(self.used[color.index()])
     }
 
     /// Whether `color` is past `budget` by more than `grace`.
     pub(crate) fn is_past(&self, budget: Duration, grace: Duration, color: Color) -> bool {
-        self.used(color) > budget + grace
+        self.used[color.index()] > budget + grace
     }
 }
 
@@ -333,7 +293,7 @@ mod tests {
         let spent = clock.charge(Color::White, now + Duration::from_secs(3));
         assert_eq!(spent, Duration::from_secs(3));
         clock.charge(Color::Black, now + Duration::from_secs(4));
-        assert_eq!(clock.all_used(), [3, 1].map(Duration::from_secs));
+        assert_eq!(clock.used, [3, 1].map(Duration::from_secs));
         let budget = Duration::from_secs(2);
         assert!(clock.is_past(budget, Duration::ZERO, Color::White));
         assert!(!clock.is_past(budget, Duration::from_secs(1), Color::White));

@@ -25,7 +25,7 @@
 use std::fmt;
 
 use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
-use damx_wire::{AcceptCode, BackAccCode, EndReason, GameReq, Message, StopCode};
+use damx_wire::{AcceptCode, BackAccCode, EndReason, GameEnd, GameReq, Message, StopCode};
 
 use crate::convert::{
     MoveMatchError, back_request_ply, color_from_wire, match_move, start_position,
@@ -370,6 +370,12 @@ impl Observer {
             self.phase,
             Phase::Stopped | Phase::Ending { stop: true, .. }
         )
+    }
+
+    /// The GAMEEND that acknowledges the first GAMEEND of the handshake: reason `0`, and stop
+    /// code `1` when that one asked to stop, or `stop`.
+    pub fn acknowledgement(&self, stop: bool) -> GameEnd {
+        super::game_end(EndReason::NoReason, stop || self.stopping())
     }
 
     /// The colour `party` plays in the running game.

@@ -5,9 +5,7 @@
 use std::time::{Duration, Instant};
 
 use damx_rules::{Color, Game, GameResult, Move};
-use damx_wire::{
-    AcceptCode, BackAcc, BackAccCode, EndReason, GameEnd, Message, StopCode, StreamError,
-};
+use damx_wire::{AcceptCode, BackAcc, BackAccCode, EndReason, GameEnd, Message, StreamError};
 
 use super::{
     ClaimPolicy, DEFAULT_MOVE_TIMEOUT, GameSetup, Judge, Reason, RefereeConfig, RefereeEvent,
@@ -16,8 +14,8 @@ use super::{
 use crate::convert::move_to_wire;
 use crate::dialogue::{
     Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER as PROGRAM, Rule,
-    SEND_AWAY, US as REFEREE, acknowledgement, claim_ending, frame_fault, game_answer, game_end,
-    game_request, is_noise,
+    SEND_AWAY, US as REFEREE, claim_ending, frame_fault, game_answer, game_end, game_request,
+    is_noise,
 };
 use crate::driver::dxp_name;
 use crate::machine::Incoming;
@@ -258,7 +256,7 @@ impl RefereeMachine {
             }),
             moves: self.game.moves().to_vec(),
             millis: self.millis,
-            used: self.clock.all_used(),
+            used: self.clock.used,
             dxp_names: self.seats.map(|seat| seat.dxp_name),
             keep,
             setup: self.setup,
@@ -369,7 +367,7 @@ impl RefereeMachine {
                 note(out, color, "moved after the game was decided (not relayed)");
                 self.send_end(color, now, out);
             }
-            (Phase::OweEnd, Message::GameEnd(end)) => self.acknowledge(color, end, out),
+            (Phase::OweEnd, Message::GameEnd(_)) => self.acknowledge(color, out),
             (Phase::AwaitAck, Message::GameEnd(_)) => self.finish_seat(color, out),
             (_, message) => {
                 let what = format!("{} ignored: {message}", message.kind());
@@ -494,7 +492,7 @@ impl RefereeMachine {
         if end.reason != EndReason::GiveUp
             && let Some(verdict) = self.rules_verdict(color)
         {
-            self.acknowledge(color, end, out);
+            self.acknowledge(color, out);
             self.decide(verdict, now, out);
             return;
         }
@@ -517,7 +515,7 @@ impl RefereeMachine {
                 decided(result, termination.reason(), format!("{detail}; {how}"))
             }
         };
-        self.acknowledge(color, end, out);
+        self.acknowledge(color, out);
         self.decide(verdict, now, out);
     }
 
@@ -537,7 +535,7 @@ impl RefereeMachine {
                     self.forfeit(color, Reason::Silent, detail, now, out);
                 }
                 Phase::InGame => {
-                    let waited = now.saturating_duration_since(self.clock.turn_since());
+                    let waited = now.saturating_duration_since(self.clock.since);
                     self.charge(color, now);
                     let (reason, detail) = match self.out_of_time(color) {
                         Some(detail) => (Reason::Time, detail),
@@ -606,14 +604,14 @@ impl RefereeMachine {
     /// How `color` lost on time, when the time loses and its clock is past the margin.
     fn out_of_time(&self, color: Color) -> Option<String> {
         let budget = self.config.budget().filter(|_| self.config.time_loss)?;
-        let used = self.clock.used(color);
+        let used = self.clock.used[color.index()];
         (self.clock.is_past(budget, self.config.time_margin, color))
             .then(|| format!("used {:.1} s of {} s", used.as_secs_f64(), budget.as_secs()))
     }
 
     /// `color` is to move from `now`: its clock runs and its deadline is set.
     fn await_move(&mut self, color: Color, now: Instant) {
-        self.clock.start_turn(now);
+        self.clock.since = now;
         let config = &self.config;
         let left = config
             .budget()
@@ -741,9 +739,11 @@ impl RefereeMachine {
     }
 
     /// Answers a program's own GAMEEND; its handshake is done.
-    fn acknowledge(&mut self, color: Color, end: GameEnd, out: &mut Vec<RefereeOutput>) {
-        let stop = end.stop == StopCode::Stop || self.our_stop(color);
-        self.send(color, acknowledgement(stop), out);
+    fn acknowledge(&mut self, color: Color, out: &mut Vec<RefereeOutput>) {
+        let ack = self.seats[color.index()]
+            .dialogue
+            .acknowledgement(self.our_stop(color));
+        self.send(color, ack, out);
         self.finish_seat(color, out);
     }
 
