@@ -89,7 +89,7 @@ use damx_wire::{
 use crate::config::{Role, RoleConfig, SessionConfig, Timeouts};
 use crate::convert::{back_request_for_ply, color_from_wire, move_to_wire, start_position};
 use crate::dialogue::{
-    Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER, Rule, SEND_AWAY, US,
+    Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER, Rule, SEND_AWAY, US,
     claim_ending, frame_fault, game_answer, game_end, game_request, is_noise,
 };
 use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
@@ -528,89 +528,126 @@ impl PlayerMachine {
         let Some(play) = self.play.as_mut() else {
             return;
         };
-        let (raw, text, by) = (raw_of(&message), message.to_string(), play.their_color());
+        let (text, by) = (message.to_string(), play.their_color());
         let breach = observed.breaches.into_iter().next();
-        let rule = breach.as_ref().map(|breach| breach.rule);
-        if let Message::BackAcc(BackAcc { code }) = message
-            && play.our_backreq.is_some()
-            && (matches!(observed.meaning, Some(Meaning::BackRefused { .. }))
-                || rule == Some(Rule::BadField))
-        {
-            play.our_backreq = None;
-            let number = play.info.number;
-            let requested_by = Side::Us;
-            out.push(Output::Event(Event::TakeBackRefused {
-                number,
-                requested_by,
-                code,
-            }));
-            return self.start_turn(now, out);
-        }
-        let termination = match (observed.meaning, breach.and_then(|breach| breach.illegal)) {
+        match (observed.meaning, breach) {
             (Some(Meaning::Moved { before, mv, .. }), _) => {
                 let spent = play.charge(by, now, self.timeouts.clock_grace);
                 self.played(&before, mv, spent, Side::Peer, out);
-                return self.start_turn(now, out);
+                self.start_turn(now, out);
             }
-            (None, None) if rule == Some(Rule::OutOfTurn) => {
-                let what = format!("move {text} out of turn");
-                violation(what, raw, true, ViolationAction::EndedGame, out);
-                Termination::OutOfTurn { by, raw: text }
-            }
-            (_, Some(error)) => {
-                let what = format!("illegal move {text}: {error}");
-                violation(what, raw, true, ViolationAction::EndedGame, out);
-                let why = error.to_string();
-                Termination::IllegalMove { by, raw: text, why }
-            }
-            (Some(Meaning::Ended { reason, .. }), _) => {
-                if rule == Some(Rule::OutOfTurn) {
+            (Some(Meaning::Ended { reason, .. }), out_of_turn) => {
+                if out_of_turn.is_some() {
                     let what = "GAMEEND on our turn (accepted)".to_owned();
-                    violation(what, raw, false, ViolationAction::EndedGame, out);
+                    violation(
+                        what,
+                        raw_of(&message),
+                        false,
+                        ViolationAction::EndedGame,
+                        out,
+                    );
                 }
                 let (result, termination) = play.verdict(&self.dialogue, by, reason);
                 self.stop_thinking(out);
                 self.send(out, self.dialogue.acknowledgement(self.our_stop_code()));
                 self.finish_game(result, termination, out);
-                return self.after_game(now, out);
+                self.after_game(now, out);
             }
-            (
-                Some(Meaning::BackRequested {
-                    color,
-                    ply,
-                    in_game,
-                    move_number,
-                    ..
-                }),
-                _,
-            ) => {
-                return self.on_back_req(now, (move_number, color, ply, in_game), out);
-            }
+            (Some(asked @ Meaning::BackRequested { .. }), _) => self.on_back_req(now, asked, out),
             (Some(Meaning::TakenBack { ply, before, .. }), _) => {
                 play.our_backreq = None;
-                return self.take_back(now, ply, before, Side::Us, out);
+                self.take_back(now, ply, before, Side::Us, out);
             }
-            _ => {
-                let (what, told, action) = match message {
-                    Message::GameReq(_) if self.role.role() == Role::Follower => {
-                        let (follower, code) = (self.name, AcceptCode::GameNotAcceptable);
-                        self.send(out, GameAcc { follower, code });
-                        let what = "GAMEREQ during a game (answered A…2)";
-                        (what.to_owned(), false, ViolationAction::Answered)
-                    }
-                    Message::BackAcc(_) => {
-                        let what = "BACKACC without a BACKREQ";
-                        (what.to_owned(), true, ViolationAction::Ignored)
-                    }
-                    message => {
-                        let what = format!("{} during a game", message.kind());
-                        (what, true, ViolationAction::Ignored)
-                    }
-                };
-                return violation(what, raw, told, action, out);
+            (Some(Meaning::BackRefused { code }), _) => self.our_take_back_refused(now, code, out),
+            (
+                None,
+                Some(Breach {
+                    rule: Rule::BadField,
+                    ..
+                }),
+            ) if matches!(message, Message::BackAcc(_)) => {
+                self.our_take_back_refused(now, BackAccCode::Accepted, out);
+            }
+            (
+                None,
+                Some(Breach {
+                    illegal: Some(error),
+                    ..
+                }),
+            ) => {
+                let what = format!("illegal move {text}: {error}");
+                let why = error.to_string();
+                let termination = Termination::IllegalMove { by, raw: text, why };
+                self.end_for_breach(now, what, raw_of(&message), termination, out);
+            }
+            (
+                None,
+                Some(Breach {
+                    rule: Rule::OutOfTurn,
+                    ..
+                }),
+            ) => {
+                let what = format!("move {text} out of turn");
+                let termination = Termination::OutOfTurn { by, raw: text };
+                self.end_for_breach(now, what, raw_of(&message), termination, out);
+            }
+            _ => self.on_stray_in_game(message, out),
+        }
+    }
+
+    /// The answer to our BACKREQ that leaves the game as it is (a refusal, or a `K0` to a
+    /// position that is not in the game): the game goes on.
+    fn our_take_back_refused(&mut self, now: Instant, code: BackAccCode, out: &mut Vec<Output>) {
+        let Some(play) = self.play.as_mut() else {
+            return;
+        };
+        play.our_backreq = None;
+        let (number, requested_by) = (play.info.number, Side::Us);
+        out.push(Output::Event(Event::TakeBackRefused {
+            number,
+            requested_by,
+            code,
+        }));
+        self.start_turn(now, out);
+    }
+
+    /// A message with no place in a running game: answered or ignored, and reported.
+    fn on_stray_in_game(&mut self, message: Message, out: &mut Vec<Output>) {
+        let raw = raw_of(&message);
+        let (what, told, action) = match message {
+            Message::GameReq(_) if self.role.role() == Role::Follower => {
+                let (follower, code) = (self.name, AcceptCode::GameNotAcceptable);
+                self.send(out, GameAcc { follower, code });
+                let what = "GAMEREQ during a game (answered A…2)";
+                (what.to_owned(), false, ViolationAction::Answered)
+            }
+            Message::BackAcc(_) => {
+                let what = "BACKACC without a BACKREQ";
+                (what.to_owned(), true, ViolationAction::Ignored)
+            }
+            message => {
+                let what = format!("{} during a game", message.kind());
+                (what, true, ViolationAction::Ignored)
             }
         };
-        self.end_ours(now, EndReason::NoReason, Some((win(!by), termination)), out);
+        violation(what, raw, told, action, out);
+    }
+
+    /// The peer broke the rules so that the game cannot go on: reported and told (`what`, with
+    /// the frame `raw`), and our GAMEEND ends the game, the peer losing (`termination`).
+    fn end_for_breach(
+        &mut self,
+        now: Instant,
+        what: String,
+        raw: Option<RawBytes>,
+        termination: Termination,
+        out: &mut Vec<Output>,
+    ) {
+        violation(what, raw, true, ViolationAction::EndedGame, out);
+        if let Some(play) = &self.play {
+            let verdict = (win(play.our_color()), termination);
+            self.end_ours(now, EndReason::NoReason, Some(verdict), out);
+        }
     }
 
     fn on_message_while_ending(&mut self, now: Instant, message: Message, out: &mut Vec<Output>) {
@@ -647,14 +684,12 @@ impl PlayerMachine {
                 violation(what, Some(raw), false, ViolationAction::Ignored, out);
             }
             (FrameFault::Breach, Some(play)) if self.dialogue.to_move().is_some() => {
-                violation(what, Some(raw), true, ViolationAction::EndedGame, out);
                 let termination = Termination::Undecodable {
                     by: play.their_color(),
                     raw: raw.to_string(),
                     why: error.to_string(),
                 };
-                let verdict = (win(play.our_color()), termination);
-                self.end_ours(now, EndReason::NoReason, Some(verdict), out);
+                self.end_for_breach(now, what, Some(raw), termination, out);
             }
             _ => violation(what, Some(raw), true, ViolationAction::Ignored, out),
         }
@@ -736,15 +771,19 @@ impl PlayerMachine {
         }
     }
 
-    /// The peer's BACKREQ for `move_number` with `color` to move: the position at `ply`,
-    /// which is in the game when `in_game`.
-    fn on_back_req(
-        &mut self,
-        now: Instant,
-        (move_number, color, ply, in_game): (u16, Color, usize, bool),
-        out: &mut Vec<Output>,
-    ) {
-        let Some(play) = self.play.as_mut() else {
+    /// The peer's BACKREQ, as the dialogue read it (`asked`).
+    fn on_back_req(&mut self, now: Instant, asked: Meaning, out: &mut Vec<Output>) {
+        let (
+            Some(play),
+            Meaning::BackRequested {
+                move_number,
+                color,
+                ply,
+                in_game,
+                ..
+            },
+        ) = (self.play.as_mut(), asked)
+        else {
             return;
         };
         let number = play.info.number;
