@@ -198,23 +198,20 @@ struct Play {
     peer_backreq: Option<Instant>,
     /// A GAMEEND the user asked for while it was not our turn.
     pending_end: Option<EndReason>,
-    /// The first side whose clock ran out beyond the grace.
-    flagged: Option<Color>,
     /// When the peer's move is due, on its turn.
     peer_deadline: Option<Instant>,
 }
 
 impl Play {
-    fn new(info: GameInfo, now: Instant) -> Play {
+    fn new(info: GameInfo, grace: Duration, now: Instant) -> Play {
         Play {
+            clock: Clock::new(info.time_per_player(), grace, now),
             info,
             seconds: Vec::new(),
-            clock: Clock::new(now),
             thinking: None,
             our_backreq: None,
             peer_backreq: None,
             pending_end: None,
-            flagged: None,
             peer_deadline: None,
         }
     }
@@ -227,15 +224,10 @@ impl Play {
         !self.info.our_color
     }
 
-    fn remaining(&self, color: Color) -> Option<Duration> {
-        let budget = self.info.time_per_player()?;
-        Some(self.clock.remaining(budget, color))
-    }
-
     /// When the peer's move is due if its turn starts at `since`: its clock and the grace, or
     /// the move time-out without a clock.
     fn peer_deadline(&self, timeouts: &Timeouts, since: Instant) -> Option<Instant> {
-        match self.remaining(self.their_color()) {
+        match self.clock.remaining(self.their_color()) {
             Some(left) => Some(since + left + timeouts.clock_grace),
             None => timeouts.peer_move.map(|limit| since + limit),
         }
@@ -246,8 +238,8 @@ impl Play {
         let first = u32::from(game.start().side_to_move() == self.our_color());
         let our_moves_made = (game.ply() as u32 + first) / 2;
         ClockState {
-            our_remaining: self.remaining(self.our_color()),
-            their_remaining: self.remaining(self.their_color()),
+            our_remaining: self.clock.remaining(self.our_color()),
+            their_remaining: self.clock.remaining(self.their_color()),
             our_moves_to_go: self
                 .info
                 .move_limit
@@ -259,18 +251,6 @@ impl Play {
         self.info
             .move_limit
             .is_some_and(|limit| game.ply() >= 2 * usize::from(limit))
-    }
-
-    /// Charges the time since the turn started to `side`; returns it.
-    fn charge(&mut self, side: Color, now: Instant, grace: Duration) -> Duration {
-        let spent = self.clock.charge(side, now);
-        if let Some(budget) = self.info.time_per_player()
-            && self.flagged.is_none()
-            && self.clock.is_past(budget, grace, side)
-        {
-            self.flagged = Some(side);
-        }
-        spent
     }
 
     /// The result of the `dialogue`'s game ended by `ender`'s GAMEEND with `reason`.
@@ -287,7 +267,7 @@ impl Play {
         match claim_ending(ender, reason) {
             (Some(result), termination) => (result, termination),
             (None, termination) => {
-                if let Some(loser) = self.flagged {
+                if let Some(loser) = self.clock.flagged {
                     (win(!loser), Termination::TimeForfeit { loser })
                 } else if let Some(moves) =
                     self.info.move_limit.filter(|_| self.limit_reached(game))
@@ -532,7 +512,7 @@ impl PlayerMachine {
         let breach = observed.breaches.into_iter().next();
         match (observed.meaning, breach) {
             (Some(Meaning::Moved { before, mv, .. }), _) => {
-                let spent = play.charge(by, now, self.timeouts.clock_grace);
+                let spent = play.clock.charge(by, now);
                 self.played(&before, mv, spent, Side::Peer, out);
                 self.start_turn(now, out);
             }
@@ -837,7 +817,7 @@ impl PlayerMachine {
                 self.end_ours(now, EndReason::GiveUp, Some(verdict), out);
             }
             Some(mv) => {
-                let spent = play.charge(play.our_color(), now, self.timeouts.clock_grace);
+                let spent = play.clock.charge(play.our_color(), now);
                 let before = *self.dialogue.current().position();
                 self.send(out, move_to_wire(&mv, spent));
                 self.played(&before, mv, spent, Side::Us, out);
@@ -1013,7 +993,7 @@ impl PlayerMachine {
         }
         let waited = now.saturating_duration_since(play.clock.since);
         let their = play.their_color();
-        play.charge(their, now, self.timeouts.clock_grace);
+        play.clock.charge(their, now);
         let termination = if play.info.time_per_player().is_some() {
             Termination::TimeForfeit { loser: their }
         } else {
@@ -1118,7 +1098,7 @@ impl PlayerMachine {
         out.push(Output::NewGame(info.clone()));
         out.push(Output::Event(Event::GameStarted(info.clone())));
         self.deadline = None;
-        self.play = Some(Play::new(info, now));
+        self.play = Some(Play::new(info, self.timeouts.clock_grace, now));
         self.start_turn(now, out);
     }
 
@@ -1172,7 +1152,7 @@ impl PlayerMachine {
             Some(EndReason::GiveUp)
         } else if matches!(self.dialogue.rules_ending(), Some((GameResult::Draw, _))) {
             Some(EndReason::Draw)
-        } else if (self.end_on_time && play.flagged == Some(play.their_color()))
+        } else if (self.end_on_time && play.clock.flagged == Some(play.their_color()))
             || (self.end_at_move_limit && play.limit_reached(game))
         {
             Some(EndReason::NoReason)
@@ -1228,7 +1208,7 @@ impl PlayerMachine {
         let Some(play) = self.play.as_mut() else {
             return;
         };
-        play.charge(before, now, self.timeouts.clock_grace);
+        play.clock.charge(before, now);
         play.seconds.truncate(ply);
         out.push(Output::Event(Event::TakeBackDone {
             number: play.info.number,

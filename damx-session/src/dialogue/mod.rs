@@ -118,22 +118,32 @@ pub const fn game_end(reason: EndReason, stop: bool) -> GameEnd {
 /// The GAMEEND that sends a peer away (silent, or too noisy): reason `0`, stop code `1`.
 pub const SEND_AWAY: GameEnd = game_end(EndReason::NoReason, true);
 
-/// The thinking time of both sides: a turn runs from its start ([`Clock::since`]) to
-/// [`Clock::charge`], and is charged to the side that moved.
+/// The thinking time of both sides, each against the same budget (`None`: no clock): a turn
+/// runs from its start ([`Clock::since`]) to [`Clock::charge`], and is charged to the side
+/// that moved. A side is out of time once past its budget by more than a grace.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Clock {
+    /// Each side's time for the game, if there is a clock.
+    pub(crate) budget: Option<Duration>,
+    /// How far past its budget a side may go.
+    grace: Duration,
     /// Time used per colour ([`Color::index`]).
     pub(crate) used: [Duration; 2],
     /// When the current turn started.
     pub(crate) since: Instant,
+    /// The first side charged past its budget by more than the grace.
+    pub(crate) flagged: Option<Color>,
 }
 
 impl Clock {
     /// A clock with nothing used; the first turn starts `now`.
-    pub(crate) fn new(now: Instant) -> Clock {
+    pub(crate) fn new(budget: Option<Duration>, grace: Duration, now: Instant) -> Clock {
         Clock {
+            budget,
+            grace,
             used: [Duration::ZERO; 2],
             since: now,
+            flagged: None,
         }
     }
 
@@ -143,17 +153,20 @@ impl Clock {
         let spent = now.saturating_duration_since(self.since);
         self.used[color.index()] += spent;
         self.since = now;
+        if self.flagged.is_none() && self.is_past(color) {
+            self.flagged = Some(color);
+        }
         spent
     }
 
-    /// What is left of `budget` to `color`.
-    pub(crate) fn remaining(&self, budget: Duration, color: Color) -> Duration {
-        budget.saturating_sub(self.used[color.index()])
+    /// What is left of its budget to `color`.
+    pub(crate) fn remaining(&self, color: Color) -> Option<Duration> {
+        (self.budget).map(|budget| budget.saturating_sub(self.used[color.index()]))
     }
 
-    /// Whether `color` is past `budget` by more than `grace`.
-    pub(crate) fn is_past(&self, budget: Duration, grace: Duration, color: Color) -> bool {
-        self.used[color.index()] > budget + grace
+    /// Whether `color` is past its budget by more than the grace.
+    pub(crate) fn is_past(&self, color: Color) -> bool {
+        (self.budget).is_some_and(|budget| self.used[color.index()] > budget + self.grace)
     }
 }
 
@@ -285,22 +298,24 @@ mod tests {
         assert!(meter.reply_allowed(later(101)), "a new second");
     }
 
-    /// The clock charges the side that moved and starts the next turn.
+    /// The clock charges the side that moved, starts the next turn, and flags the first side
+    /// past its budget and the grace.
     #[test]
     fn the_clock_charges_the_mover() {
         let now = Instant::now();
-        let mut clock = Clock::new(now);
+        let budget = Some(Duration::from_secs(2));
+        let mut clock = Clock::new(budget, Duration::from_secs(1), now);
         let spent = clock.charge(Color::White, now + Duration::from_secs(3));
         assert_eq!(spent, Duration::from_secs(3));
         clock.charge(Color::Black, now + Duration::from_secs(4));
         assert_eq!(clock.used, [3, 1].map(Duration::from_secs));
-        let budget = Duration::from_secs(2);
-        assert!(clock.is_past(budget, Duration::ZERO, Color::White));
-        assert!(!clock.is_past(budget, Duration::from_secs(1), Color::White));
-        assert_eq!(
-            clock.remaining(budget, Color::Black),
-            Duration::from_secs(1)
-        );
+        assert!(!clock.is_past(Color::White), "within the grace");
+        assert_eq!(clock.remaining(Color::Black), Some(Duration::from_secs(1)));
+        clock.charge(Color::White, now + Duration::from_secs(5));
+        assert!(clock.is_past(Color::White));
+        assert_eq!(clock.flagged, Some(Color::White));
+        let no_clock = Clock::new(None, Duration::ZERO, now);
+        assert_eq!(no_clock.remaining(Color::White), None);
     }
 
     /// A GAMEEND's reason, when the rules do not decide.

@@ -173,8 +173,8 @@ impl RefereeMachine {
             judge: Judge::new(config.adjudication.method.clone()),
             setup,
             seats: [Seat::new(&config), Seat::new(&config)],
+            clock: Clock::new(config.budget(), config.time_margin, now),
             config,
-            clock: Clock::new(now),
             millis: Vec::new(),
             verdict: None,
             aborting: false,
@@ -603,9 +603,8 @@ impl RefereeMachine {
 
     /// How `color` lost on time, when the time loses and its clock is past the margin.
     fn out_of_time(&self, color: Color) -> Option<String> {
-        let budget = self.config.budget().filter(|_| self.config.time_loss)?;
-        let used = self.clock.used[color.index()];
-        (self.clock.is_past(budget, self.config.time_margin, color))
+        let (budget, used) = (self.clock.budget?, self.clock.used[color.index()]);
+        (self.config.time_loss && self.clock.is_past(color))
             .then(|| format!("used {:.1} s of {} s", used.as_secs_f64(), budget.as_secs()))
     }
 
@@ -613,10 +612,7 @@ impl RefereeMachine {
     fn await_move(&mut self, color: Color, now: Instant) {
         self.clock.since = now;
         let config = &self.config;
-        let left = config
-            .budget()
-            .map(|budget| self.clock.remaining(budget, color));
-        let limit = match left {
+        let limit = match self.clock.remaining(color) {
             Some(left) if config.time_loss => left + config.time_margin,
             Some(left) => left + config.silence_margin,
             None => config.move_timeout.unwrap_or(DEFAULT_MOVE_TIMEOUT),
