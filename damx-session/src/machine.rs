@@ -90,7 +90,7 @@ use crate::config::{Role, RoleConfig, SessionConfig, Timeouts};
 use crate::convert::{back_request_for_ply, color_from_wire, move_to_wire, start_position};
 use crate::dialogue::{
     Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER, Rule, SEND_AWAY, US,
-    claim_ending, frame_fault, game_answer, game_end, game_request, is_noise,
+    claim_ending, claim_reason, frame_fault, game_answer, game_end, game_request, is_noise,
 };
 use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
 use crate::player::{ClockState, GameInfo, TakeBackPolicy};
@@ -107,6 +107,18 @@ pub enum Incoming {
     Closed,
     /// Reading or writing failed.
     Failed(String),
+}
+
+impl Incoming {
+    /// Whether it counts against the [`NoiseBudget`](crate::NoiseBudget): a frame that is not a
+    /// message, or a message that is noise.
+    pub(crate) fn is_noise(&self) -> bool {
+        match self {
+            Incoming::Bad(_) => true,
+            Incoming::Message(message) => is_noise(message),
+            Incoming::Closed | Incoming::Failed(_) => false,
+        }
+    }
 }
 
 /// One input of the machine.
@@ -431,16 +443,6 @@ impl PlayerMachine {
         self.play.as_ref().map(|_| self.dialogue.current())
     }
 
-    /// What the running game is about.
-    pub fn game_info(&self) -> Option<&GameInfo> {
-        self.play.as_ref().map(|play| &play.info)
-    }
-
-    /// Our DXP name.
-    pub fn name(&self) -> &Name {
-        &self.name
-    }
-
     /// The number of games started so far.
     pub fn games_started(&self) -> u32 {
         self.games_started
@@ -454,11 +456,7 @@ impl PlayerMachine {
     // ---- the peer ------------------------------------------------------------------------
 
     fn on_incoming(&mut self, now: Instant, incoming: Incoming, out: &mut Vec<Output>) {
-        let noisy = match &incoming {
-            Incoming::Bad(_) => true,
-            Incoming::Message(message) => is_noise(message),
-            Incoming::Closed | Incoming::Failed(_) => false,
-        };
+        let noisy = incoming.is_noise();
         match incoming {
             Incoming::Message(message) => self.on_message(now, message, out),
             Incoming::Bad(error) => self.on_bad_frame(now, error, out),
@@ -1148,20 +1146,14 @@ impl PlayerMachine {
     /// Why we end the game now, on our turn, if we do.
     fn our_end_reason(&self) -> Option<EndReason> {
         let (game, play) = (self.dialogue.current(), self.play.as_ref()?);
-        if !game.position().has_legal_move() {
-            Some(EndReason::GiveUp)
-        } else if matches!(self.dialogue.rules_ending(), Some((GameResult::Draw, _))) {
-            Some(EndReason::Draw)
-        } else if (self.end_on_time && play.clock.flagged == Some(play.their_color()))
-            || (self.end_at_move_limit && play.limit_reached(game))
-        {
-            Some(EndReason::NoReason)
-        } else if let Some(reason) = play.pending_end {
-            Some(reason)
-        } else if self.want_stop {
+        let out_of_time = self.end_on_time && play.clock.flagged == Some(play.their_color());
+        if let Some((result, _)) = self.dialogue.rules_ending() {
+            Some(claim_reason(play.our_color(), result))
+        } else if out_of_time || (self.end_at_move_limit && play.limit_reached(game)) {
             Some(EndReason::NoReason)
         } else {
-            None
+            play.pending_end
+                .or(self.want_stop.then_some(EndReason::NoReason))
         }
     }
 

@@ -184,6 +184,17 @@ pub fn claim_ending(ender: Color, reason: EndReason) -> (Option<GameResult>, Ter
     }
 }
 
+/// The GAMEEND reason that says `result` from `side`'s seat, as [`claim_ending`] reads it:
+/// `1`, `side` lost; `2`, a draw; `3`, `side` won; `0`, no result.
+pub(crate) fn claim_reason(side: Color, result: GameResult) -> EndReason {
+    match result {
+        GameResult::Draw => EndReason::Draw,
+        GameResult::Unfinished => EndReason::NoReason,
+        result if result == win(side) => EndReason::Win,
+        _ => EndReason::GiveUp,
+    }
+}
+
 /// Whether `message` counts against the [`NoiseBudget`]: a CHAT or a BACKREQ does (and so does
 /// a frame that is not a message), the rest is the dialogue.
 pub(crate) const fn is_noise(message: &Message) -> bool {
@@ -338,5 +349,21 @@ mod tests {
             claim_ending(White, EndReason::NoReason),
             (None, Termination::Ended { by: White })
         );
+        for side in [White, Black] {
+            for result in [
+                GameResult::WhiteWins,
+                GameResult::BlackWins,
+                GameResult::Draw,
+            ] {
+                let reason = claim_reason(side, result);
+                assert_eq!(
+                    claim_ending(side, reason).0,
+                    Some(result),
+                    "{side} {reason:?}"
+                );
+            }
+            let reason = claim_reason(side, GameResult::Unfinished);
+            assert_eq!(reason, EndReason::NoReason);
+        }
     }
 }

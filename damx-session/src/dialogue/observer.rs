@@ -138,16 +138,6 @@ impl Breach {
             illegal: None,
         }
     }
-
-    /// A message that belongs in a game, out of one: out of state, or after the stop.
-    fn outside(what: &str, stopped: bool) -> Breach {
-        let rule = if stopped {
-            Rule::AfterStop
-        } else {
-            Rule::OutOfState
-        };
-        Breach::new(rule, what)
-    }
 }
 
 /// What a message meant for the dialogue.
@@ -230,14 +220,13 @@ impl Observed {
     }
 
     fn breach(rule: Rule, what: impl Into<String>) -> Observed {
-        Observed::broke(Breach::new(rule, what))
+        let mut observed = Observed::default();
+        observed.push(rule, what);
+        observed
     }
 
-    fn broke(breach: Breach) -> Observed {
-        Observed {
-            meaning: None,
-            breaches: vec![breach],
-        }
+    fn push(&mut self, rule: Rule, what: impl Into<String>) {
+        self.breaches.push(Breach::new(rule, what));
     }
 }
 
@@ -449,60 +438,58 @@ impl Observer {
 
     fn game_request(&mut self, from: Party, request: &GameReq) -> Observed {
         let mut observed = Observed::default();
-        match self.initiator {
-            Some(initiator) if initiator != from => {
-                let what = "sent a GAMEREQ, but it is the Follower";
-                observed.breaches.push(Breach::new(Rule::OutOfState, what));
-            }
-            Some(_) => {}
-            None => self.initiator = Some(from),
+        let initiator = *self.initiator.get_or_insert(from);
+        if initiator != from {
+            observed.push(Rule::OutOfState, "sent a GAMEREQ, but it is the Follower");
         }
-        let breach = match &mut self.phase {
+        let (rule, when) = match &mut self.phase {
             Phase::Playing(followed) => {
                 followed.stray_request = true;
                 let what = format!("sent a GAMEREQ during game {}", followed.number);
-                observed.breaches.push(Breach::new(Rule::OutOfState, what));
+                observed.push(Rule::OutOfState, what);
                 return observed;
             }
-            Phase::Requested { number, .. } => Some((
-                Rule::OutOfState,
+            Phase::Idle => (None, String::new()),
+            Phase::Requested { number, .. } => (
+                Some(Rule::OutOfState),
                 format!("before game {number} was answered"),
-            )),
+            ),
             Phase::Ending {
                 first, followed, ..
-            } if *first != from => Some((
-                Rule::MissingAck,
+            } if *first != from => (
+                Some(Rule::MissingAck),
                 format!(
                     "without acknowledging the GAMEEND of game {}",
                     followed.number
                 ),
-            )),
-            Phase::Ending { followed, .. } => Some((
-                Rule::OutOfState,
+            ),
+            Phase::Ending { followed, .. } => (
+                Some(Rule::OutOfState),
                 format!(
                     "before its GAMEEND of game {} was acknowledged",
                     followed.number
                 ),
-            )),
-            Phase::Stopped => Some((Rule::AfterStop, "after the session was stopped".to_owned())),
-            Phase::Idle => None,
+            ),
+            Phase::Stopped => (
+                Some(Rule::AfterStop),
+                "after the session was stopped".into(),
+            ),
+        };
+        if let Some(rule) = rule {
+            observed.push(rule, format!("sent a GAMEREQ {when}"));
         }
-        .map(|(rule, what)| Breach::new(rule, format!("sent a GAMEREQ {what}")));
-        observed.breaches.extend(breach);
-        if self.initiator != Some(from) {
+        if initiator != from {
             // The Follower's GAMEREQ asks for nothing.
             return observed;
         }
         self.games += 1;
+        let (number, request) = (self.games, *request);
         self.phase = Phase::Requested {
-            number: self.games,
+            number,
             by: from,
-            request: *request,
+            request,
         };
-        observed.meaning = Some(Meaning::Requested {
-            number: self.games,
-            request: *request,
-        });
+        observed.meaning = Some(Meaning::Requested { number, request });
         observed
     }
 
@@ -522,14 +509,14 @@ impl Observer {
                 let version = request.version.get();
                 if version != 1 {
                     let what = format!("accepted a GAMEREQ of protocol version {version:02}");
-                    observed.breaches.push(Breach::new(Rule::BadField, what));
+                    observed.push(Rule::BadField, what);
                 }
                 let start = match start_position(&request.start) {
                     Ok(start) => start,
                     Err(error) => {
                         self.phase = Phase::Idle;
                         let what = format!("accepted a game that cannot be played: {error}");
-                        observed.breaches.push(Breach::new(Rule::BadField, what));
+                        observed.push(Rule::BadField, what);
                         return observed;
                     }
                 };
@@ -564,14 +551,8 @@ impl Observer {
                     Observed::meaning(Meaning::StrayRefused { number })
                 }
             }
-            phase => Observed::broke(Breach::outside(
-                if matches!(phase, Phase::Requested { .. }) {
-                    "sent a GAMEACC to its own GAMEREQ"
-                } else {
-                    "sent a GAMEACC without a GAMEREQ to answer"
-                },
-                matches!(phase, Phase::Stopped),
-            )),
+            Phase::Requested { .. } => self.outside_game("sent a GAMEACC to its own GAMEREQ"),
+            _ => self.outside_game("sent a GAMEACC without a GAMEREQ to answer"),
         }
     }
 
@@ -613,13 +594,11 @@ impl Observer {
             }
             Err(error) => {
                 followed.offender = Some(from);
-                Observed::broke(Breach {
-                    rule: Rule::IllegalMove,
-                    what: format!(
-                        "sent an illegal move in game {number} ({color} to move): {error}"
-                    ),
-                    illegal: Some(error),
-                })
+                let what =
+                    format!("sent an illegal move in game {number} ({color} to move): {error}");
+                let mut observed = Observed::breach(Rule::IllegalMove, what);
+                observed.breaches[0].illegal = Some(error);
+                observed
             }
         }
     }
@@ -639,7 +618,7 @@ impl Observer {
                     && !answers_offence
                 {
                     let what = format!("ended game {number} when it was not its turn");
-                    observed.breaches.push(Breach::new(Rule::OutOfTurn, what));
+                    observed.push(Rule::OutOfTurn, what);
                 }
                 let followed = followed.clone();
                 let (first, stop) = (from, stops);
@@ -666,7 +645,7 @@ impl Observer {
                         "acknowledged the GAMEEND with reason {} (the spec asks for 0)",
                         char::from(reason.digit())
                     );
-                    observed.breaches.push(Breach::new(Rule::BadField, what));
+                    observed.push(Rule::BadField, what);
                 }
                 self.phase = if stopped { Phase::Stopped } else { Phase::Idle };
                 observed
@@ -732,7 +711,14 @@ impl Observer {
     /// A message that belongs in a game, out of one: out of state, or after the stop.
     fn outside_game(&self, what: &str) -> Observed {
         let stopped = matches!(self.phase, Phase::Stopped);
-        Observed::broke(Breach::outside(what, stopped))
+        Observed::breach(
+            if stopped {
+                Rule::AfterStop
+            } else {
+                Rule::OutOfState
+            },
+            what,
+        )
     }
 }
 

@@ -9,13 +9,12 @@ use damx_wire::{AcceptCode, BackAcc, BackAccCode, EndReason, GameEnd, Message, S
 
 use super::{
     ClaimPolicy, DEFAULT_MOVE_TIMEOUT, GameSetup, Judge, Reason, RefereeConfig, RefereeEvent,
-    Verdict, win,
+    Verdict,
 };
 use crate::convert::move_to_wire;
 use crate::dialogue::{
-    Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER as PROGRAM, Rule,
-    SEND_AWAY, US as REFEREE, claim_ending, frame_fault, game_answer, game_end, game_request,
-    is_noise,
+    Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER as PROGRAM, Rule, SEND_AWAY,
+    US as REFEREE, claim_ending, claim_reason, frame_fault, game_answer, game_end, game_request,
 };
 use crate::driver::dxp_name;
 use crate::machine::Incoming;
@@ -195,29 +194,23 @@ impl RefereeMachine {
     pub fn handle(&mut self, now: Instant, input: RefereeInput) -> Vec<RefereeOutput> {
         let mut out = Vec::new();
         match input {
-            RefereeInput::Peer(color, Incoming::Message(message)) => {
-                let noisy = is_noise(&message);
-                self.on_message(color, message, now, &mut out);
+            RefereeInput::Peer(color, incoming) => {
+                let noisy = incoming.is_noise();
+                match incoming {
+                    Incoming::Message(message) => self.on_message(color, message, now, &mut out),
+                    Incoming::Bad(error) => self.on_bad_frame(color, &error, now, &mut out),
+                    Incoming::Closed | Incoming::Failed(_) => {
+                        self.on_lost(color, None, now, &mut out)
+                    }
+                }
                 self.count_noise(color, noisy, now, &mut out);
-            }
-            RefereeInput::Peer(color, Incoming::Bad(error)) => {
-                self.on_bad_frame(color, &error, now, &mut out);
-                self.count_noise(color, true, now, &mut out);
-            }
-            RefereeInput::Peer(side, Incoming::Closed | Incoming::Failed(_)) => {
-                self.on_lost(side, None, now, &mut out);
             }
             RefereeInput::Lost { side, crashed } => self.on_lost(side, crashed, now, &mut out),
             RefereeInput::Tick => self.on_tick(now, &mut out),
             RefereeInput::StopAfter => self.setup.stop_after = [true, true],
             RefereeInput::Abort => {
                 self.aborting = true;
-                let verdict = decided(
-                    GameResult::Unfinished,
-                    Reason::Aborted,
-                    "the referee was stopped",
-                );
-                self.decide(verdict, now, &mut out);
+                self.decide(aborted("the referee was stopped"), now, &mut out);
             }
         }
         out
@@ -247,13 +240,7 @@ impl RefereeMachine {
     pub fn into_report(self) -> GameReport {
         let keep = self.seats.clone().map(|seat| seat.phase == Phase::Finished);
         GameReport {
-            verdict: self.verdict.unwrap_or_else(|| {
-                decided(
-                    GameResult::Unfinished,
-                    Reason::Aborted,
-                    "the game was not finished",
-                )
-            }),
+            verdict: (self.verdict).unwrap_or_else(|| aborted("the game was not finished")),
             moves: self.game.moves().to_vec(),
             millis: self.millis,
             used: self.clock.used,
@@ -296,26 +283,19 @@ impl RefereeMachine {
         now: Instant,
         out: &mut Vec<RefereeOutput>,
     ) {
-        event(
-            out,
-            RefereeEvent::Identified {
-                color,
-                name: name.clone(),
-            },
-        );
         let seat = self.seat(color);
-        seat.dxp_name = Some(name);
+        seat.dxp_name = Some(name.clone());
         seat.deadline = None;
+        event(out, RefereeEvent::Identified { color, name });
         if code != AcceptCode::Accepted {
             let (meaning, keep) = game_answer(code);
-            let digit = char::from(code.digit());
-            self.seat(color).phase = if keep { Phase::Finished } else { Phase::Closed };
-            if !keep {
-                out.push(RefereeOutput::Close(color));
+            if keep {
+                self.seat(color).phase = Phase::Finished;
+            } else {
+                self.close_seat(color, out);
             }
-            let detail = format!("GAMEACC code {digit}: {meaning}");
-            self.forfeit(color, Reason::Refused, detail, now, out);
-            return;
+            let detail = format!("GAMEACC code {}: {meaning}", char::from(code.digit()));
+            return self.forfeit(color, Reason::Refused, detail, now, out);
         }
         self.seat(color).phase = Phase::InGame;
         if color != self.mover() {
@@ -388,12 +368,11 @@ impl RefereeMachine {
         if frame_fault(error) != FrameFault::Breach
             || !matches!(phase, Phase::InGame | Phase::AwaitAcc)
         {
-            note(
+            return note(
                 out,
                 color,
                 &format!("unreadable frame ignored: {raw} ({error})"),
             );
-            return;
         }
         let detail = if phase == Phase::AwaitAcc {
             // In place of the GAMEACC: the handshake cannot go on.
@@ -415,15 +394,13 @@ impl RefereeMachine {
         out: &mut Vec<RefereeOutput>,
     ) {
         let text = Message::Move(received).to_string();
-        let (reason, detail) = match (observed.meaning, observed.breaches.first()) {
+        let illegal = observed
+            .breaches
+            .into_iter()
+            .find_map(|breach| breach.illegal);
+        let (reason, detail) = match (observed.meaning, illegal) {
             (Some(Meaning::Moved { mv, .. }), _) => return self.on_legal_move(color, mv, now, out),
-            (
-                _,
-                Some(Breach {
-                    illegal: Some(error),
-                    ..
-                }),
-            ) => (Reason::IllegalMove, format!("{text}: {error}")),
+            (_, Some(error)) => (Reason::IllegalMove, format!("{text}: {error}")),
             _ => (Reason::OutOfTurn, format!("{text} out of turn")),
         };
         self.forfeit(color, reason, detail, now, out);
@@ -459,13 +436,9 @@ impl RefereeMachine {
             self.decide(verdict, now, out);
         } else if let Some((result, how)) = self.judge.database(&self.game) {
             self.decide(decided(result, Reason::Egdb, how), now, out);
-        } else if self
-            .config
-            .adjudication
-            .max_moves
-            .is_some_and(|cap| self.game.ply() >= 2 * usize::from(cap))
+        } else if let Some(cap) = (self.config.adjudication.max_moves)
+            .filter(|&cap| self.game.ply() >= 2 * usize::from(cap))
         {
-            let cap = self.config.adjudication.max_moves.unwrap_or_default();
             let (result, how) = self.judge.judge(&self.game);
             let detail = format!("{cap} moves each; {how}");
             self.decide(decided(result, Reason::MoveCap, detail), now, out);
@@ -667,11 +640,11 @@ impl RefereeMachine {
     fn decide(&mut self, verdict: Verdict, now: Instant, out: &mut Vec<RefereeOutput>) {
         if self.verdict.is_some() {
             // The game is decided already: a second offence changes nothing but is noted.
+            let what = format!(
+                "{} after the game was decided: {}",
+                verdict.reason, verdict.detail
+            );
             for &color in &verdict.disqualified {
-                let what = format!(
-                    "{} after the game was decided: {}",
-                    verdict.reason, verdict.detail
-                );
                 note(out, color, &what);
             }
             return;
@@ -719,15 +692,12 @@ impl RefereeMachine {
 
     /// Our GAMEEND to `color`, with an informative reason and the stop code.
     fn send_end(&mut self, color: Color, now: Instant, out: &mut Vec<RefereeOutput>) {
-        let result = self.verdict.as_ref().map(|v| v.result);
-        let reason = match result {
-            Some(GameResult::Draw) => EndReason::Draw,
-            Some(result) if result == win(color) => EndReason::GiveUp,
-            Some(result) if result == win(!color) => EndReason::Win,
-            _ => EndReason::NoReason,
-        };
-        let stop = self.our_stop(color);
-        self.send(color, game_end(reason, stop), out);
+        let result = self
+            .verdict
+            .as_ref()
+            .map_or(GameResult::Unfinished, |v| v.result);
+        let reason = claim_reason(!color, result);
+        self.send(color, game_end(reason, self.our_stop(color)), out);
         let deadline = now + self.config.reply_timeout;
         let seat = self.seat(color);
         seat.phase = Phase::AwaitAck;
@@ -787,6 +757,11 @@ impl RefereeMachine {
     }
 }
 
+/// The verdict of an aborted game: result `*`, counting for nobody.
+fn aborted(detail: &str) -> Verdict {
+    decided(GameResult::Unfinished, Reason::Aborted, detail)
+}
+
 /// A verdict that disqualifies no one.
 fn decided(result: GameResult, reason: Reason, detail: impl Into<String>) -> Verdict {
     let detail = detail.into();
@@ -803,13 +778,8 @@ fn event(out: &mut Vec<RefereeOutput>, event: RefereeEvent) {
 }
 
 fn note(out: &mut Vec<RefereeOutput>, color: Color, what: &str) {
-    event(
-        out,
-        RefereeEvent::Note {
-            color,
-            what: what.to_owned(),
-        },
-    );
+    let what = what.to_owned();
+    event(out, RefereeEvent::Note { color, what });
 }
 
 #[cfg(test)]
