@@ -20,10 +20,10 @@
 //!
 //! # Decisions (where the spec leaves room or assumes a correct peer)
 //!
-//! - **What DXP allows** is the [`Observer`]'s: the machine feeds it every message it sends
-//!   and receives, and it holds the game's position and whose turn it is, and says what a
-//!   message means or which rule it breaks. The machine's phase is the dialogue's turn while
-//!   a game runs, else the role's wait. What follows is the player's policy on top.
+//! What DXP allows is the [`Observer`]'s: the machine feeds it every message it sends and
+//! receives; it holds the game and whose turn it is, and says what a message means or which
+//! rule it breaks. What follows is the player's policy on top.
+//!
 //! - **Ending a game.** On our turn we send GAMEEND instead of a MOVE when we have no legal
 //!   move (reason `1`), a draw rule applied at any position since the last take-back (reason
 //!   `2`; so a peer that plays on past a draw still gets the draw), the opponent's clock as we
@@ -41,9 +41,8 @@
 //! - **A GAMEEND on our turn** (pydraughts' `quit()` sends one at any time) ends the game all
 //!   the same: the spec says the receiver has no choice. It is reported as a violation, not
 //!   told.
-//! - **Results** are the dialogue's: the rules first ([`rules_ending`], with a draw rule met
-//!   at any position since the last take-back), else the first GAMEEND ([`claim_ending`]);
-//!   for its reason `0`, the side whose clock ran out lost, else unfinished (`*`, with "move
+//! - **Results** are the dialogue's ([`rules_ending`], else [`claim_ending`]); for a GAMEEND
+//!   with reason `0`, the side whose clock ran out lost, else unfinished (`*`, with "move
 //!   limit reached" when it was).
 //! - **The Follower's answers.** Version other than `01`: `A…1`. Configured to refuse all:
 //!   `A…3`. A start the rules refuse, one without a legal move, or one the configured filter
@@ -61,15 +60,14 @@
 //!   normally first. During our GAMEEND handshake a BACKREQ gets `K2`.
 //! - **What the spec does not allow.** An illegal MOVE, a MOVE out of turn, or a frame that
 //!   does not decode during a game: reported with its raw bytes, told by CHAT, and the game
-//!   ends with our GAMEEND (reason `0`), the offender losing. Exceptions that end nothing
-//!   ([`frame_fault`]): a harmless frame is reported and skipped, a broken CHAT is also told,
-//!   because a chat never changes the state. Between games and during a handshake,
-//!   anything out of place is reported, told and ignored; a stray GAMEEND between games
-//!   (DXC100 sends one) is reported as tolerated, without telling, and is not counted against
-//!   the peer. A peer silent past its time (with a
-//!   clock: its remaining time plus the grace; without: [`Timeouts::peer_move`], if set) gets a
-//!   GAMEEND with stop code `1` and the connection closes; it loses the game. The connection
-//!   lost during a game: the record says so, with the rules' verdict if there is one.
+//!   ends with our GAMEEND (reason `0`), the offender losing; a harmless frame or a broken CHAT
+//!   ([`frame_fault`]) ends nothing, and only the broken CHAT is told. Between games and during
+//!   a handshake, anything out of place is reported, told and ignored; a stray GAMEEND between
+//!   games (DXC100 sends one) is tolerated, not told and not counted against the peer. A peer
+//!   silent past its time (its remaining time plus the grace; without a clock,
+//!   [`Timeouts::peer_move`], if set) gets a GAMEEND with stop code `1` and the connection
+//!   closes; it loses the game. The connection lost during a game: the record says so, with
+//!   the rules' verdict if there is one.
 //! - **Our player** returning no move gives up (reason `1`); returning an illegal move is
 //!   reported and also gives up. Its move goes out with the whole seconds of our turn.
 //!
@@ -87,7 +85,7 @@ use damx_wire::{
 };
 
 use crate::config::{Role, RoleConfig, SessionConfig, Timeouts};
-use crate::convert::{back_request_for_ply, color_from_wire, move_to_wire, start_position};
+use crate::convert::{back_request_for_ply, move_to_wire, start_position};
 use crate::dialogue::{
     Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER, Rule, SEND_AWAY, US,
     claim_ending, claim_reason, frame_fault, game_answer, game_end, game_request, is_noise,
@@ -707,22 +705,19 @@ impl PlayerMachine {
         } else {
             None
         };
-        let (number, by) = (self.games_started + 1, Side::Us);
-        let follower = self.name;
-        if let Some((code, why)) = refusal {
-            self.send(out, GameAcc { follower, code });
-            let why = Some(why);
-            out.push(Output::Event(Event::GameRefused {
-                number,
-                by,
+        let (code, why) = refusal.unwrap_or((AcceptCode::Accepted, String::new()));
+        let observed = self.send(
+            out,
+            GameAcc {
+                follower: self.name,
                 code,
-                why,
-            }));
-            return self.await_request(now);
+            },
+        );
+        if code == AcceptCode::Accepted {
+            return self.begin_game(now, request.initiator, observed, out);
         }
-        let code = AcceptCode::Accepted;
-        let observed = self.send(out, GameAcc { follower, code });
-        self.begin_game(now, request.initiator, observed, out);
+        self.game_refused(Side::Us, code, Some(why), out);
+        self.await_request(now);
     }
 
     fn on_game_acc(
@@ -732,36 +727,40 @@ impl PlayerMachine {
         observed: Observed,
         out: &mut Vec<Output>,
     ) {
-        let (number, code) = (self.games_started + 1, acc.code);
-        if code == AcceptCode::Accepted {
+        if acc.code == AcceptCode::Accepted {
             return self.begin_game(now, acc.follower, observed, out);
         }
-        let by = Side::Peer;
+        self.game_refused(Side::Peer, acc.code, None, out);
+        match game_answer(acc.code) {
+            (_, true) => self.request_next(now, out),
+            (_, false) => self.close(CloseReason::Refused(acc.code), out),
+        }
+    }
+
+    /// The next game was refused by `by` with `code` (`why`, when we refused it).
+    fn game_refused(&self, by: Side, code: AcceptCode, why: Option<String>, out: &mut Vec<Output>) {
+        let number = self.games_started + 1;
         out.push(Output::Event(Event::GameRefused {
             number,
             by,
             code,
-            why: None,
+            why,
         }));
-        match game_answer(code) {
-            (_, true) => self.request_next(now, out),
-            (_, false) => self.close(CloseReason::Refused(code), out),
-        }
     }
 
     /// The peer's BACKREQ, as the dialogue read it (`asked`).
     fn on_back_req(&mut self, now: Instant, asked: Meaning, out: &mut Vec<Output>) {
-        let (
-            Some(play),
-            Meaning::BackRequested {
-                move_number,
-                color,
-                ply,
-                in_game,
-                ..
-            },
-        ) = (self.play.as_mut(), asked)
+        let Meaning::BackRequested {
+            move_number,
+            color,
+            ply,
+            in_game,
+            ..
+        } = asked
         else {
+            return;
+        };
+        let Some(play) = self.play.as_mut() else {
             return;
         };
         let number = play.info.number;
@@ -1074,21 +1073,19 @@ impl PlayerMachine {
 
     /// The dialogue started a game with `peer` (`observed`: its meaning) as the GAMEREQ says.
     fn begin_game(&mut self, now: Instant, peer: Name, observed: Observed, out: &mut Vec<Output>) {
-        let Some(Meaning::Started { start, request, .. }) = observed.meaning else {
+        let meaning = observed.meaning;
+        let (Some(Meaning::Started { start, request, .. }), Some(our_color)) =
+            (meaning, self.dialogue.color_of(US))
+        else {
             return;
         };
         self.games_started += 1;
-        let (role, follower) = (self.role.role(), color_from_wire(request.follower_color));
         let info = GameInfo {
             number: self.games_started,
-            role,
+            role: self.role.role(),
             our_name: self.name.trimmed().to_owned(),
             peer_name: peer.trimmed().to_owned(),
-            our_color: if role == Role::Follower {
-                follower
-            } else {
-                !follower
-            },
+            our_color,
             minutes: request.minutes.get(),
             move_limit: request.move_limit.limit(),
             start,

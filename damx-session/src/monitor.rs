@@ -6,15 +6,10 @@
 //! end of each party's stream to [`Monitor::closed`]. Each call returns an [`Observation`]:
 //! what the frame means for the game in words (`game 1: 12... 19x28`) and the
 //! [`Finding`]s, if any. The monitor never sends, never blocks and never panics; whatever a
-//! party sends, it keeps following. The rules are the dialogue's
-//! [`Observer`]; the monitor words what it says, and counts each
-//! party's noise.
-//!
-//! What it flags is the observer's rules ([`FindingKind`], each described there); noise only
-//! with the frames' times ([`Monitor::frame_at`]), once per party, at the [`NoiseBudget`] a
-//! damx player or referee would end the connection at.
-//!
-//! The Initiator is the party that sends the first GAMEREQ.
+//! party sends, it keeps following. The rules are the dialogue's [`Observer`] (what it flags
+//! is a [`FindingKind`], each described there); the monitor words what the observer says, and
+//! flags noise with the frames' times ([`Monitor::frame_at`]), once per party, at the
+//! [`NoiseBudget`] a damx player or referee would end the connection at.
 //!
 //! ```
 //! use damx_session::monitor::{FindingKind, Monitor, Party};
@@ -124,11 +119,6 @@ impl Monitor {
         self.observer.game()
     }
 
-    /// The colour `party` plays in the running game.
-    pub fn color_of(&self, party: Party) -> Option<Color> {
-        self.observer.color_of(party)
-    }
-
     /// One frame from `from`: the decoded message, or why the frame is not one (any error
     /// that says so in words, such as a [`damx_wire::StreamError`]). Noise is not counted
     /// without a time: see [`Monitor::frame_at`].
@@ -198,9 +188,10 @@ impl Monitor {
     }
 
     fn note(&self, from: Party, meaning: Meaning) -> String {
+        let (number, game) = (self.observer.number(), self.observer.current());
         match meaning {
             Meaning::Chat(text) => format!("{from} chats: {text}"),
-            Meaning::Requested { number, request } => {
+            Meaning::Requested { request } => {
                 let follower_color = color_from_wire(request.follower_color);
                 let limit = match request.move_limit.limit() {
                     Some(moves) => format!("{moves} moves"),
@@ -211,72 +202,55 @@ impl Monitor {
                     Ok(position) => format!("start {}", position.to_fen()),
                     Err(error) => error.to_string(),
                 };
+                let (follower, minutes) = (from.other(), request.minutes.get());
                 format!(
-                    "{from} asks for game {number}: {} plays {follower_color}, {} min, {limit}, \
-                     {start}",
-                    from.other(),
-                    request.minutes.get()
+                    "{from} asks for game {number}: {follower} plays {follower_color}, {minutes} \
+                     min, {limit}, {start}"
                 )
             }
-            Meaning::Refused { number, code } => {
-                format!(
-                    "{from} refuses game {number} (code {})",
-                    char::from(code.digit())
-                )
+            Meaning::Refused { code } => {
+                let digit = char::from(code.digit());
+                format!("{from} refuses game {number} (code {digit})")
             }
-            Meaning::Started {
-                number,
-                white,
-                start,
-                ..
-            } => format!(
+            Meaning::Started { white, start, .. } => format!(
                 "game {number} starts: {white} white, {} black, {} to move",
                 white.other(),
                 start.side_to_move()
             ),
-            Meaning::StrayRefused { number } => {
-                format!("{from} refuses the GAMEREQ during game {number}")
-            }
-            Meaning::Moved {
-                number,
-                ply,
-                before,
-                mv,
-                outcome,
-            } => {
-                let first_black = self
-                    .observer
-                    .game()
-                    .is_some_and(|game| game.start().side_to_move() == Color::Black);
-                let move_number = (ply + usize::from(first_black)).div_ceil(2);
+            Meaning::StrayRefused => format!("{from} refuses the GAMEREQ during game {number}"),
+            Meaning::Moved { before, mv } => {
+                let first_black = game.start().side_to_move() == Color::Black;
+                let move_number = (game.ply() + usize::from(first_black)).div_ceil(2);
                 let dots = if before.side_to_move() == Color::White {
                     "."
                 } else {
                     "..."
                 };
                 let text = before.move_text(&mv);
-                let outcome = outcome.map(|o| format!(" ({o})")).unwrap_or_default();
+                let outcome = (game.outcome()).map_or_else(String::new, |o| format!(" ({o})"));
                 format!("game {number}: {move_number}{dots} {text}{outcome}")
             }
-            Meaning::Ended {
-                number,
-                reason,
-                stop,
-            } => format!(
-                "{from} ends game {number} ({}{})",
-                reason_words(reason),
-                if stop { ", and stops" } else { "" }
-            ),
-            Meaning::Acknowledged {
-                number,
-                plies,
-                stopped,
-            } => format!(
-                "{from} acknowledges: game {number} over after {plies} moves{}",
-                if stopped { ", the session stops" } else { "" }
-            ),
+            Meaning::Ended { reason } => {
+                let stops = if self.observer.stopping() {
+                    ", and stops"
+                } else {
+                    ""
+                };
+                format!(
+                    "{from} ends game {number} ({}{stops})",
+                    reason_words(reason)
+                )
+            }
+            Meaning::Acknowledged => {
+                let stops = if self.observer.stopping() {
+                    ", the session stops"
+                } else {
+                    ""
+                };
+                let plies = game.ply();
+                format!("{from} acknowledges: game {number} over after {plies} moves{stops}")
+            }
             Meaning::BackRequested {
-                number,
                 move_number,
                 color,
                 ply,
@@ -287,17 +261,13 @@ impl Monitor {
                 if in_game { "" } else { ", not in the game" }
             ),
             Meaning::BackRefused { code } => {
-                format!(
-                    "{from} refuses the take-back (code {})",
-                    char::from(code.digit())
-                )
+                let digit = char::from(code.digit());
+                format!("{from} refuses the take-back (code {digit})")
             }
-            Meaning::TakenBack { number, ply, .. } => format!(
-                "{from} accepts: game {number} back to ply {ply}, {} to move",
-                self.observer
-                    .game()
-                    .map_or(Color::White, |game| game.position().side_to_move())
-            ),
+            Meaning::TakenBack { ply, .. } => {
+                let to_move = game.position().side_to_move();
+                format!("{from} accepts: game {number} back to ply {ply}, {to_move} to move")
+            }
             Meaning::Closed => format!("{from} closed the connection"),
         }
     }

@@ -140,51 +140,34 @@ impl Breach {
     }
 }
 
-/// What a message meant for the dialogue.
+/// What a message meant for the dialogue. The game it is about is [`Observer::number`], and
+/// [`Observer::stopping`] says whether a GAMEEND asked to stop.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[expect(missing_docs, reason = "each variant's documentation names its fields")]
 pub enum Meaning {
     /// A CHAT with this text; it changes nothing.
     Chat(String),
-    /// A GAMEREQ for game `number`; its GAMEACC is due.
-    Requested { number: u32, request: GameReq },
-    /// Game `number` was refused with `code`.
-    Refused { number: u32, code: AcceptCode },
-    /// Game `number` of `request` starts from `start`, `white` playing white.
+    /// A GAMEREQ for the next game; its GAMEACC is due.
+    Requested { request: GameReq },
+    /// The game asked for was refused with `code`.
+    Refused { code: AcceptCode },
+    /// The game of `request` starts from `start`, `white` playing white.
     Started {
-        number: u32,
         white: Party,
         start: Position,
         request: GameReq,
     },
-    /// The GAMEREQ during game `number` was refused; the game goes on.
-    StrayRefused { number: u32 },
-    /// The legal move `mv` was played in game `number` from `before`, as ply `ply`; `outcome`
-    /// when the rules now end the game.
-    Moved {
-        number: u32,
-        ply: usize,
-        before: Position,
-        mv: Move,
-        outcome: Option<Outcome>,
-    },
-    /// The first GAMEEND of game `number`, with its reason; `stop` for stop code `1`.
-    Ended {
-        number: u32,
-        reason: EndReason,
-        stop: bool,
-    },
-    /// The acknowledgement: game `number` is over after `plies` moves; `stopped` when either
-    /// GAMEEND had stop code `1` (only CHATs may follow).
-    Acknowledged {
-        number: u32,
-        plies: usize,
-        stopped: bool,
-    },
-    /// A BACKREQ in game `number` for `move_number` with `color` to move: the position at
-    /// `ply`, which is in the game when `in_game`.
+    /// The GAMEREQ during the game was refused; the game goes on.
+    StrayRefused,
+    /// The legal move `mv` was played from `before` (the rules may now end the game).
+    Moved { before: Position, mv: Move },
+    /// The first GAMEEND of the game, with its reason.
+    Ended { reason: EndReason },
+    /// The acknowledgement: the game is over (after a stop code `1`, only CHATs may follow).
+    Acknowledged,
+    /// A BACKREQ for `move_number` with `color` to move: the position at `ply`, which is in the
+    /// game when `in_game`.
     BackRequested {
-        number: u32,
         move_number: u16,
         color: Color,
         ply: usize,
@@ -192,12 +175,8 @@ pub enum Meaning {
     },
     /// A take-back was refused with `code`.
     BackRefused { code: BackAccCode },
-    /// A take-back was accepted: game `number` is back at `ply`; `before` was to move.
-    TakenBack {
-        number: u32,
-        ply: usize,
-        before: Color,
-    },
+    /// A take-back was accepted: the game is back at `ply`; `before` was to move.
+    TakenBack { ply: usize, before: Color },
     /// The party closed its end, with no game at stake.
     Closed,
 }
@@ -233,7 +212,6 @@ impl Observed {
 /// A game being followed.
 #[derive(Clone, Debug)]
 struct Followed {
-    number: u32,
     /// The party playing white.
     white: Party,
     /// Each party's BACKREQ waiting for the other's answer: the ply asked for
@@ -261,12 +239,8 @@ impl Followed {
 enum Phase {
     /// Between games: the Initiator may send a GAMEREQ.
     Idle,
-    /// A GAMEREQ for game `number` from `by` waits for its GAMEACC.
-    Requested {
-        number: u32,
-        by: Party,
-        request: GameReq,
-    },
+    /// A GAMEREQ from `by` waits for its GAMEACC.
+    Requested { by: Party, request: GameReq },
     /// A game runs.
     Playing(Followed),
     /// `first` sent the first GAMEEND; the other party owes the acknowledgement.
@@ -319,6 +293,12 @@ impl Observer {
             initiator: Some(initiator),
             ..Observer::new()
         }
+    }
+
+    /// The number of the game asked for last (from 1; 0 before the first GAMEREQ): the running
+    /// game's, or the last one's.
+    pub fn number(&self) -> u32 {
+        self.games
     }
 
     /// The party that sent the first GAMEREQ, once one has.
@@ -421,18 +401,15 @@ impl Observer {
         if std::mem::replace(&mut self.closed[by.index()], true) {
             return Observed::default();
         }
-        let (rule, what, number) = match &self.phase {
-            Phase::Playing(followed) => (Rule::ClosedInGame, "during", followed.number),
-            Phase::Ending {
-                first, followed, ..
-            } if by != *first => (
-                Rule::MissingAck,
-                "without acknowledging the GAMEEND of",
-                followed.number,
-            ),
+        let (rule, what) = match &self.phase {
+            Phase::Playing(_) => (Rule::ClosedInGame, "during"),
+            Phase::Ending { first, .. } if by != *first => {
+                (Rule::MissingAck, "without acknowledging the GAMEEND of")
+            }
             _ => return Observed::meaning(Meaning::Closed),
         };
         self.phase = Phase::Stopped;
+        let number = self.games;
         Observed::breach(rule, format!("closed the connection {what} game {number}"))
     }
 
@@ -442,68 +419,52 @@ impl Observer {
         if initiator != from {
             observed.push(Rule::OutOfState, "sent a GAMEREQ, but it is the Follower");
         }
+        let number = self.games;
         let (rule, when) = match &mut self.phase {
             Phase::Playing(followed) => {
                 followed.stray_request = true;
-                let what = format!("sent a GAMEREQ during game {}", followed.number);
-                observed.push(Rule::OutOfState, what);
+                observed.push(
+                    Rule::OutOfState,
+                    format!("sent a GAMEREQ during game {number}"),
+                );
                 return observed;
             }
-            Phase::Idle => (None, String::new()),
-            Phase::Requested { number, .. } => (
-                Some(Rule::OutOfState),
+            Phase::Idle => return self.request_for(from, *request, observed),
+            Phase::Requested { .. } => (
+                Rule::OutOfState,
                 format!("before game {number} was answered"),
             ),
-            Phase::Ending {
-                first, followed, ..
-            } if *first != from => (
-                Some(Rule::MissingAck),
-                format!(
-                    "without acknowledging the GAMEEND of game {}",
-                    followed.number
-                ),
-            ),
-            Phase::Ending { followed, .. } => (
-                Some(Rule::OutOfState),
-                format!(
-                    "before its GAMEEND of game {} was acknowledged",
-                    followed.number
-                ),
-            ),
-            Phase::Stopped => (
-                Some(Rule::AfterStop),
-                "after the session was stopped".into(),
-            ),
+            Phase::Ending { first, .. } if *first != from => {
+                let when = format!("without acknowledging the GAMEEND of game {number}");
+                (Rule::MissingAck, when)
+            }
+            Phase::Ending { .. } => {
+                let when = format!("before its GAMEEND of game {number} was acknowledged");
+                (Rule::OutOfState, when)
+            }
+            Phase::Stopped => (Rule::AfterStop, "after the session was stopped".to_owned()),
         };
-        if let Some(rule) = rule {
-            observed.push(rule, format!("sent a GAMEREQ {when}"));
+        observed.push(rule, format!("sent a GAMEREQ {when}"));
+        self.request_for(from, *request, observed)
+    }
+
+    /// `from`'s GAMEREQ asks for the next game, if `from` is the Initiator; `observed` so far.
+    fn request_for(&mut self, from: Party, request: GameReq, mut observed: Observed) -> Observed {
+        if self.initiator == Some(from) {
+            self.games += 1;
+            self.phase = Phase::Requested { by: from, request };
+            observed.meaning = Some(Meaning::Requested { request });
         }
-        if initiator != from {
-            // The Follower's GAMEREQ asks for nothing.
-            return observed;
-        }
-        self.games += 1;
-        let (number, request) = (self.games, *request);
-        self.phase = Phase::Requested {
-            number,
-            by: from,
-            request,
-        };
-        observed.meaning = Some(Meaning::Requested { number, request });
         observed
     }
 
     fn game_answer(&mut self, from: Party, code: AcceptCode) -> Observed {
         match &mut self.phase {
-            Phase::Requested {
-                number,
-                by,
-                request,
-            } if *by != from => {
-                let (number, request) = (*number, *request);
+            Phase::Requested { by, request } if *by != from => {
+                let request = *request;
+                self.phase = Phase::Idle;
                 if code != AcceptCode::Accepted {
-                    self.phase = Phase::Idle;
-                    return Observed::meaning(Meaning::Refused { number, code });
+                    return Observed::meaning(Meaning::Refused { code });
                 }
                 let mut observed = Observed::default();
                 let version = request.version.get();
@@ -514,7 +475,6 @@ impl Observer {
                 let start = match start_position(&request.start) {
                     Ok(start) => start,
                     Err(error) => {
-                        self.phase = Phase::Idle;
                         let what = format!("accepted a game that cannot be played: {error}");
                         observed.push(Rule::BadField, what);
                         return observed;
@@ -527,14 +487,12 @@ impl Observer {
                 self.game = Game::new(start);
                 self.drawn = None;
                 self.phase = Phase::Playing(Followed {
-                    number,
                     white,
                     backreq: [None; 2],
                     stray_request: false,
                     offender: None,
                 });
                 observed.meaning = Some(Meaning::Started {
-                    number,
                     white,
                     start,
                     request,
@@ -543,12 +501,12 @@ impl Observer {
             }
             Phase::Playing(followed) if followed.stray_request && self.initiator != Some(from) => {
                 followed.stray_request = false;
-                let number = followed.number;
                 if code == AcceptCode::Accepted {
+                    let number = self.games;
                     let what = format!("accepted a GAMEREQ during game {number} (code 2 expected)");
                     Observed::breach(Rule::BadField, what)
                 } else {
-                    Observed::meaning(Meaning::StrayRefused { number })
+                    Observed::meaning(Meaning::StrayRefused)
                 }
             }
             Phase::Requested { .. } => self.outside_game("sent a GAMEACC to its own GAMEREQ"),
@@ -566,7 +524,7 @@ impl Observer {
             Phase::Ending { .. } => return self.outside_game("sent a MOVE after its GAMEEND"),
             _ => return self.outside_game("sent a MOVE outside a game"),
         };
-        let (before, number) = (*self.game.position(), followed.number);
+        let (before, number) = (*self.game.position(), self.games);
         let color = before.side_to_move();
         // A MOVE counts only from the side to move, and only as a legal move.
         let to_move = followed.party_of(color);
@@ -584,13 +542,7 @@ impl Observer {
                 {
                     self.drawn = Some((self.game.ply(), reason));
                 }
-                Observed::meaning(Meaning::Moved {
-                    number,
-                    ply: self.game.ply(),
-                    before,
-                    mv: legal,
-                    outcome: self.game.outcome(),
-                })
+                Observed::meaning(Meaning::Moved { before, mv: legal })
             }
             Err(error) => {
                 followed.offender = Some(from);
@@ -604,24 +556,17 @@ impl Observer {
     }
 
     fn game_end(&mut self, from: Party, reason: EndReason, stop: StopCode) -> Observed {
-        let stops = stop == StopCode::Stop;
+        let (number, stop) = (self.games, stop == StopCode::Stop);
         match &self.phase {
             Phase::Playing(followed) => {
-                let number = followed.number;
-                let mut observed = Observed::meaning(Meaning::Ended {
-                    number,
-                    reason,
-                    stop: stops,
-                });
-                let answers_offence = followed.offender == Some(from.other());
-                if followed.party_of(self.game.position().side_to_move()) != from
-                    && !answers_offence
-                {
+                let mut observed = Observed::meaning(Meaning::Ended { reason });
+                // One that answers the opponent's illegal or out-of-turn MOVE may come any time.
+                let to_move = followed.party_of(self.game.position().side_to_move());
+                if to_move != from && followed.offender != Some(from.other()) {
                     let what = format!("ended game {number} when it was not its turn");
                     observed.push(Rule::OutOfTurn, what);
                 }
-                let followed = followed.clone();
-                let (first, stop) = (from, stops);
+                let (first, followed) = (from, followed.clone());
                 self.phase = Phase::Ending {
                     first,
                     stop,
@@ -630,33 +575,29 @@ impl Observer {
                 observed
             }
             Phase::Ending {
-                first,
-                stop,
-                followed,
+                first, stop: asked, ..
             } if *first != from => {
-                let stopped = *stop || stops;
-                let mut observed = Observed::meaning(Meaning::Acknowledged {
-                    number: followed.number,
-                    plies: self.game.ply(),
-                    stopped,
-                });
+                let mut observed = Observed::meaning(Meaning::Acknowledged);
                 if reason != EndReason::NoReason {
+                    let digit = char::from(reason.digit());
                     let what = format!(
-                        "acknowledged the GAMEEND with reason {} (the spec asks for 0)",
-                        char::from(reason.digit())
+                        "acknowledged the GAMEEND with reason {digit} (the spec asks for 0)"
                     );
                     observed.push(Rule::BadField, what);
                 }
-                self.phase = if stopped { Phase::Stopped } else { Phase::Idle };
+                self.phase = if stop || *asked {
+                    Phase::Stopped
+                } else {
+                    Phase::Idle
+                };
                 observed
             }
-            Phase::Ending { followed, .. } => Observed::breach(
-                Rule::OutOfState,
-                format!(
-                    "sent a second GAMEEND before the first of game {} was acknowledged",
-                    followed.number
-                ),
-            ),
+            Phase::Ending { .. } => {
+                let what = format!(
+                    "sent a second GAMEEND before the first of game {number} was acknowledged"
+                );
+                Observed::breach(Rule::OutOfState, what)
+            }
             _ => self.outside_game("sent a GAMEEND outside a game"),
         }
     }
@@ -671,7 +612,6 @@ impl Observer {
         let ply = back_request_ply(first, move_number, color);
         followed.backreq[from.index()] = Some(ply);
         Observed::meaning(Meaning::BackRequested {
-            number: followed.number,
             move_number,
             color,
             ply,
@@ -699,11 +639,7 @@ impl Observer {
                 let before = self.game.position().side_to_move();
                 self.game.truncate(ply);
                 self.drawn = self.drawn.filter(|(at, _)| *at <= ply);
-                Observed::meaning(Meaning::TakenBack {
-                    number: followed.number,
-                    ply,
-                    before,
-                })
+                Observed::meaning(Meaning::TakenBack { ply, before })
             }
         }
     }
@@ -784,11 +720,11 @@ mod tests {
         assert_eq!(
             seen[0].meaning,
             Some(Meaning::TakenBack {
-                number: 1,
                 ply: 0,
                 before: Color::White,
             })
         );
+        assert_eq!(observer.number(), 1);
         assert_eq!(observer.current().ply(), 0);
         let seen = feed(&mut observer, &[(A, "K0")]);
         assert_eq!(
@@ -856,10 +792,8 @@ mod tests {
                 ),
             ]
         );
-        assert!(matches!(
-            seen[2].meaning,
-            Some(Meaning::Started { number: 1, .. })
-        ));
+        assert!(matches!(seen[2].meaning, Some(Meaning::Started { .. })));
+        assert_eq!(observer.number(), 1);
         assert!(!observer.stopping());
         feed(&mut observer, &[(A, "E01")]);
         assert!(observer.stopping(), "once asked");
@@ -904,10 +838,8 @@ mod tests {
             )]
         );
         assert!(seen[1].breaches.is_empty(), "it answers the offence");
-        assert!(matches!(
-            seen[2].meaning,
-            Some(Meaning::Acknowledged { stopped: true, .. })
-        ));
+        assert_eq!(seen[2].meaning, Some(Meaning::Acknowledged));
+        assert!(observer.stopping());
         let seen = feed(
             &mut observer,
             &[(A, "R01damx                            Z005000A")],
