@@ -530,7 +530,7 @@ impl PlayerMachine {
                 self.after_game(now, out);
             }
             (Some(asked @ Meaning::BackRequested { .. }), _) => self.on_back_req(now, asked, out),
-            (Some(Meaning::TakenBack { ply, before, .. }), _) => {
+            (Some(Meaning::TakenBack { ply, before }), _) => {
                 play.our_backreq = None;
                 self.take_back(now, ply, before, Side::Us, out);
             }
@@ -765,10 +765,8 @@ impl PlayerMachine {
         };
         let number = play.info.number;
         match self.policy {
-            TakeBackPolicy::NotSupported => {
-                self.refuse_take_back(number, BackAccCode::NotSupported, out);
-            }
-            TakeBackPolicy::Decline => self.refuse_take_back(number, BackAccCode::Declined, out),
+            TakeBackPolicy::NotSupported => self.refuse_take_back(BackAccCode::NotSupported, out),
+            TakeBackPolicy::Decline => self.refuse_take_back(BackAccCode::Declined, out),
             TakeBackPolicy::Accept if in_game => self.grant_take_back(now, out),
             TakeBackPolicy::Ask if in_game && play.peer_backreq.is_none() => {
                 play.peer_backreq = Some(now + self.timeouts.take_back_answer);
@@ -782,7 +780,7 @@ impl PlayerMachine {
             TakeBackPolicy::Accept | TakeBackPolicy::Ask => {
                 // This K2 answers the peer's latest BACKREQ: none is left for the user.
                 play.peer_backreq = None;
-                self.refuse_take_back(number, BackAccCode::Declined, out);
+                self.refuse_take_back(BackAccCode::Declined, out);
             }
         }
     }
@@ -825,10 +823,8 @@ impl PlayerMachine {
 
     fn on_command(&mut self, now: Instant, command: Command, out: &mut Vec<Output>) {
         let reject = |why: &str, out: &mut Vec<Output>| {
-            out.push(Output::Event(Event::CommandRejected {
-                command: command.to_string(),
-                why: why.to_owned(),
-            }));
+            let (command, why) = (command.to_string(), why.to_owned());
+            out.push(Output::Event(Event::CommandRejected { command, why }));
         };
         let in_game = self.in_game();
         match &command {
@@ -870,10 +866,7 @@ impl PlayerMachine {
                 match play.peer_backreq.take() {
                     None => reject("no take-back was asked", out),
                     Some(_) if *accept => self.grant_take_back(now, out),
-                    Some(_) => {
-                        let number = play.info.number;
-                        self.refuse_take_back(number, BackAccCode::Declined, out);
-                    }
+                    Some(_) => self.refuse_take_back(BackAccCode::Declined, out),
                 }
             }
         }
@@ -888,10 +881,8 @@ impl PlayerMachine {
                 self.end_ours(now, pending.unwrap_or(EndReason::NoReason), None, out);
             }
             PhaseKind::TheirTurn | PhaseKind::AwaitingGameAcc => {
-                out.push(Output::Event(Event::EndPending {
-                    reason: EndReason::NoReason,
-                    stop: true,
-                }));
+                let (reason, stop) = (EndReason::NoReason, true);
+                out.push(Output::Event(Event::EndPending { reason, stop }));
             }
             // Our GAMEEND is out; the session closes after its acknowledgement.
             PhaseKind::AwaitingEndAck => {}
@@ -907,11 +898,13 @@ impl PlayerMachine {
         ply: usize,
         out: &mut Vec<Output>,
     ) -> Result<(), &'static str> {
-        if self
-            .play
-            .as_ref()
-            .is_some_and(|play| play.our_backreq.is_some())
-        {
+        if matches!(
+            self.play,
+            Some(Play {
+                our_backreq: Some(_),
+                ..
+            })
+        ) {
             return Err("a take-back is already asked");
         }
         let game = self.dialogue.current();
@@ -971,10 +964,9 @@ impl PlayerMachine {
             return;
         };
         let due = |deadline: &mut Option<Instant>| deadline.take_if(|due| now >= *due).is_some();
-        let number = play.info.number;
         let (peer_backreq, our_backreq) = (due(&mut play.peer_backreq), due(&mut play.our_backreq));
         if peer_backreq {
-            self.refuse_take_back(number, BackAccCode::Declined, out);
+            self.refuse_take_back(BackAccCode::Declined, out);
         }
         if our_backreq {
             self.dialogue.withdraw_back_request(US);
@@ -991,13 +983,11 @@ impl PlayerMachine {
         let waited = now.saturating_duration_since(play.clock.since);
         let their = play.their_color();
         play.clock.charge(their, now);
+        let (by, seconds) = (their, waited.as_secs());
         let termination = if play.info.time_per_player().is_some() {
-            Termination::TimeForfeit { loser: their }
+            Termination::TimeForfeit { loser: by }
         } else {
-            Termination::Silent {
-                by: their,
-                seconds: waited.as_secs(),
-            }
+            Termination::Silent { by, seconds }
         };
         let what = format!("no move within {} s", waited.as_secs());
         violation(what, None, true, ViolationAction::Closed, out);
@@ -1060,10 +1050,8 @@ impl PlayerMachine {
             settings.start.as_ref(),
         );
         self.send(out, request);
-        out.push(Output::Event(Event::GameRequested {
-            number: self.games_started + 1,
-            settings,
-        }));
+        let number = self.games_started + 1;
+        out.push(Output::Event(Event::GameRequested { number, settings }));
         self.deadline = Some(now + self.timeouts.reply);
     }
 
@@ -1177,9 +1165,7 @@ impl PlayerMachine {
     /// Accepts the peer's BACKREQ (`K0`) and goes back to the position it asked for.
     fn grant_take_back(&mut self, now: Instant, out: &mut Vec<Output>) {
         let code = BackAccCode::Accepted;
-        if let Some(Meaning::TakenBack { ply, before, .. }) =
-            self.send(out, BackAcc { code }).meaning
-        {
+        if let Some(Meaning::TakenBack { ply, before }) = self.send(out, BackAcc { code }).meaning {
             self.take_back(now, ply, before, Side::Peer, out);
         }
     }
@@ -1293,11 +1279,15 @@ impl PlayerMachine {
     }
 
     /// Answers the peer's BACKREQ in game `number` with `code` (not `K0`) and says so.
-    fn refuse_take_back(&mut self, number: u32, code: BackAccCode, out: &mut Vec<Output>) {
+    fn refuse_take_back(&mut self, code: BackAccCode, out: &mut Vec<Output>) {
+        let Some(number) = self.play.as_ref().map(|play| play.info.number) else {
+            return;
+        };
         self.send(out, BackAcc { code });
+        let requested_by = Side::Peer;
         out.push(Output::Event(Event::TakeBackRefused {
             number,
-            requested_by: Side::Peer,
+            requested_by,
             code,
         }));
     }

@@ -203,7 +203,7 @@ pub(crate) const fn is_noise(message: &Message) -> bool {
 
 /// The noise one connection made so far against its [`NoiseBudget`]: a leaky bucket, the
 /// breaches of the connection, and the CHAT replies of the current second.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct NoiseMeter {
     budget: NoiseBudget,
     /// The bucket's level: one a noise, draining at the budget's rate a second.
@@ -221,10 +221,7 @@ impl NoiseMeter {
     pub(crate) fn new(budget: NoiseBudget) -> NoiseMeter {
         NoiseMeter {
             budget,
-            level: 0.0,
-            at: None,
-            breaches: 0,
-            replies: None,
+            ..NoiseMeter::default()
         }
     }
 

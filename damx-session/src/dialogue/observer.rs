@@ -235,9 +235,10 @@ impl Followed {
 }
 
 /// Where the dialogue stands.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 enum Phase {
     /// Between games: the Initiator may send a GAMEREQ.
+    #[default]
     Idle,
     /// A GAMEREQ from `by` waits for its GAMEACC.
     Requested { by: Party, request: GameReq },
@@ -254,7 +255,7 @@ enum Phase {
 }
 
 /// The dialogue of one connection, followed; see the module documentation.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Observer {
     phase: Phase,
     /// The running game, or the last one (the normal start before the first).
@@ -267,23 +268,10 @@ pub struct Observer {
     drawn: Option<(usize, DrawReason)>,
 }
 
-impl Default for Observer {
-    fn default() -> Observer {
-        Observer::new()
-    }
-}
-
 impl Observer {
     /// An observer at the start of a connection.
     pub fn new() -> Observer {
-        Observer {
-            phase: Phase::Idle,
-            game: Game::new(Position::initial()),
-            initiator: None,
-            games: 0,
-            closed: [false; 2],
-            drawn: None,
-        }
+        Observer::default()
     }
 
     /// An observer at the start of a connection whose Initiator is known: a GAMEREQ from the
