@@ -173,6 +173,9 @@ pub enum Output {
     Close,
 }
 
+/// The outputs of one step, in order.
+type Out = Vec<Output>;
+
 /// Where the dialogue stands, for display and tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PhaseKind {
@@ -263,43 +266,12 @@ impl Play {
             .is_some_and(|limit| game.ply() >= 2 * usize::from(limit))
     }
 
-    /// The result of the `dialogue`'s game ended by `ender`'s GAMEEND with `reason`.
-    fn verdict(
-        &self,
-        dialogue: &Observer,
-        ender: Color,
-        reason: EndReason,
-    ) -> (GameResult, Termination) {
-        if let Some(verdict) = dialogue.rules_ending() {
-            return verdict;
-        }
-        let game = dialogue.current();
-        match claim_ending(ender, reason) {
-            (Some(result), termination) => (result, termination),
-            (None, termination) => {
-                if let Some(loser) = self.clock.flagged {
-                    (win(!loser), Termination::TimeForfeit { loser })
-                } else if let Some(moves) =
-                    self.info.move_limit.filter(|_| self.limit_reached(game))
-                {
-                    (GameResult::Unfinished, Termination::MoveLimit { moves })
-                } else {
-                    (GameResult::Unfinished, termination)
-                }
-            }
-        }
-    }
-
     fn record(&self, game: &Game, result: GameResult, termination: Termination) -> GameRecord {
-        let (white, black) = (
-            self.info.name_of(Color::White).to_owned(),
-            self.info.name_of(Color::Black).to_owned(),
-        );
         GameRecord {
             number: self.info.number,
             role: self.info.role,
-            white,
-            black,
+            white: self.info.name_of(Color::White).to_owned(),
+            black: self.info.name_of(Color::Black).to_owned(),
             our_color: self.info.our_color,
             minutes: self.info.minutes,
             move_limit: self.info.move_limit,
@@ -453,7 +425,7 @@ impl PlayerMachine {
 
     // ---- the peer ------------------------------------------------------------------------
 
-    fn on_incoming(&mut self, now: Instant, incoming: Incoming, out: &mut Vec<Output>) {
+    fn on_incoming(&mut self, now: Instant, incoming: Incoming, out: &mut Out) {
         let noisy = incoming.is_noise();
         match incoming {
             Incoming::Message(message) => self.on_message(now, message, out),
@@ -466,7 +438,7 @@ impl PlayerMachine {
         self.count_noise(now, noisy, out);
     }
 
-    fn on_message(&mut self, now: Instant, message: Message, out: &mut Vec<Output>) {
+    fn on_message(&mut self, now: Instant, message: Message, out: &mut Out) {
         let phase = self.phase();
         let observed = self.dialogue.observe(PEER, &message);
         match (phase, message) {
@@ -499,7 +471,7 @@ impl PlayerMachine {
         now: Instant,
         message: Message,
         observed: Observed,
-        out: &mut Vec<Output>,
+        out: &mut Out,
     ) {
         let Some(play) = self.play.as_mut() else {
             return;
@@ -523,7 +495,7 @@ impl PlayerMachine {
                         out,
                     );
                 }
-                let (result, termination) = play.verdict(&self.dialogue, by, reason);
+                let (result, termination) = self.verdict(by, reason);
                 self.stop_thinking(out);
                 self.send(out, self.dialogue.acknowledgement(self.our_stop_code()));
                 self.finish_game(result, termination, out);
@@ -573,7 +545,7 @@ impl PlayerMachine {
 
     /// The answer to our BACKREQ that leaves the game as it is (a refusal, or a `K0` to a
     /// position that is not in the game): the game goes on.
-    fn our_take_back_refused(&mut self, now: Instant, code: BackAccCode, out: &mut Vec<Output>) {
+    fn our_take_back_refused(&mut self, now: Instant, code: BackAccCode, out: &mut Out) {
         let Some(play) = self.play.as_mut() else {
             return;
         };
@@ -588,7 +560,7 @@ impl PlayerMachine {
     }
 
     /// A message with no place in a running game: answered or ignored, and reported.
-    fn on_stray_in_game(&mut self, message: Message, out: &mut Vec<Output>) {
+    fn on_stray_in_game(&mut self, message: Message, out: &mut Out) {
         let raw = raw_of(&message);
         let (what, told, action) = match message {
             Message::GameReq(_) if self.role.role() == Role::Follower => {
@@ -617,7 +589,7 @@ impl PlayerMachine {
         what: String,
         raw: Option<RawBytes>,
         termination: Termination,
-        out: &mut Vec<Output>,
+        out: &mut Out,
     ) {
         violation(what, raw, true, ViolationAction::EndedGame, out);
         if let Some(play) = &self.play {
@@ -626,7 +598,7 @@ impl PlayerMachine {
         }
     }
 
-    fn on_message_while_ending(&mut self, now: Instant, message: Message, out: &mut Vec<Output>) {
+    fn on_message_while_ending(&mut self, now: Instant, message: Message, out: &mut Out) {
         let raw = raw_of(&message);
         match message {
             Message::GameEnd(_) => self.after_game(now, out),
@@ -651,7 +623,7 @@ impl PlayerMachine {
         }
     }
 
-    fn on_bad_frame(&mut self, now: Instant, error: StreamError, out: &mut Vec<Output>) {
+    fn on_bad_frame(&mut self, now: Instant, error: StreamError, out: &mut Out) {
         let raw = error.raw();
         let what = format!("unreadable frame: {error}");
         match (frame_fault(&error), &self.play) {
@@ -671,7 +643,7 @@ impl PlayerMachine {
         }
     }
 
-    fn on_connection_end(&mut self, reason: CloseReason, out: &mut Vec<Output>) {
+    fn on_connection_end(&mut self, reason: CloseReason, out: &mut Out) {
         let reason = match self.phase() {
             PhaseKind::OurTurn | PhaseKind::TheirTurn => {
                 self.abandon(Termination::ConnectionLost, out);
@@ -684,7 +656,7 @@ impl PlayerMachine {
         self.close(reason, out);
     }
 
-    fn on_game_req(&mut self, now: Instant, request: GameReq, out: &mut Vec<Output>) {
+    fn on_game_req(&mut self, now: Instant, request: GameReq, out: &mut Out) {
         let RoleConfig::Follower(config) = &self.role else {
             return;
         };
@@ -720,13 +692,7 @@ impl PlayerMachine {
         self.await_request(now);
     }
 
-    fn on_game_acc(
-        &mut self,
-        now: Instant,
-        acc: GameAcc,
-        observed: Observed,
-        out: &mut Vec<Output>,
-    ) {
+    fn on_game_acc(&mut self, now: Instant, acc: GameAcc, observed: Observed, out: &mut Out) {
         if acc.code == AcceptCode::Accepted {
             return self.begin_game(now, acc.follower, observed, out);
         }
@@ -738,7 +704,7 @@ impl PlayerMachine {
     }
 
     /// The next game was refused by `by` with `code` (`why`, when we refused it).
-    fn game_refused(&self, by: Side, code: AcceptCode, why: Option<String>, out: &mut Vec<Output>) {
+    fn game_refused(&self, by: Side, code: AcceptCode, why: Option<String>, out: &mut Out) {
         let number = self.games_started + 1;
         out.push(Output::Event(Event::GameRefused {
             number,
@@ -749,7 +715,7 @@ impl PlayerMachine {
     }
 
     /// The peer's BACKREQ, as the dialogue read it (`asked`).
-    fn on_back_req(&mut self, now: Instant, asked: Meaning, out: &mut Vec<Output>) {
+    fn on_back_req(&mut self, now: Instant, asked: Meaning, out: &mut Out) {
         let Meaning::BackRequested {
             move_number,
             color,
@@ -787,13 +753,7 @@ impl PlayerMachine {
 
     // ---- our side ------------------------------------------------------------------------
 
-    fn on_move_chosen(
-        &mut self,
-        now: Instant,
-        ticket: u64,
-        mv: Option<Move>,
-        out: &mut Vec<Output>,
-    ) {
+    fn on_move_chosen(&mut self, now: Instant, ticket: u64, mv: Option<Move>, out: &mut Out) {
         let Some(play) = self
             .play
             .as_mut()
@@ -821,8 +781,8 @@ impl PlayerMachine {
         }
     }
 
-    fn on_command(&mut self, now: Instant, command: Command, out: &mut Vec<Output>) {
-        let reject = |why: &str, out: &mut Vec<Output>| {
+    fn on_command(&mut self, now: Instant, command: Command, out: &mut Out) {
+        let reject = |why: &str, out: &mut Out| {
             let (command, why) = (command.to_string(), why.to_owned());
             out.push(Output::Event(Event::CommandRejected { command, why }));
         };
@@ -873,7 +833,7 @@ impl PlayerMachine {
     }
 
     /// The user asked to stop: end the game on our turn, or after it, or close now.
-    fn on_stop(&mut self, now: Instant, out: &mut Vec<Output>) {
+    fn on_stop(&mut self, now: Instant, out: &mut Out) {
         self.want_stop = true;
         match self.phase() {
             PhaseKind::OurTurn => {
@@ -896,7 +856,7 @@ impl PlayerMachine {
         &mut self,
         now: Instant,
         ply: usize,
-        out: &mut Vec<Output>,
+        out: &mut Out,
     ) -> Result<(), &'static str> {
         if matches!(
             self.play,
@@ -929,7 +889,7 @@ impl PlayerMachine {
         Ok(())
     }
 
-    fn on_tick(&mut self, now: Instant, out: &mut Vec<Output>) {
+    fn on_tick(&mut self, now: Instant, out: &mut Out) {
         let reply_secs = self.timeouts.reply.as_secs();
         let due = self.deadline.is_some_and(|due| now >= due);
         match self.phase() {
@@ -958,7 +918,7 @@ impl PlayerMachine {
         }
     }
 
-    fn tick_game(&mut self, now: Instant, out: &mut Vec<Output>) {
+    fn tick_game(&mut self, now: Instant, out: &mut Out) {
         let their_turn = self.dialogue.to_move() == Some(PEER);
         let Some(play) = self.play.as_mut() else {
             return;
@@ -1001,7 +961,7 @@ impl PlayerMachine {
     /// Counts what the peer's last input cost against the [`NoiseBudget`] (`noisy`, or a
     /// violation among `out`), keeps the CHAT replies within their rate, and ends the game
     /// (GAMEEND, stop code `1`) and the connection once the budget is spent.
-    fn count_noise(&mut self, now: Instant, noisy: bool, out: &mut Vec<Output>) {
+    fn count_noise(&mut self, now: Instant, noisy: bool, out: &mut Out) {
         let violations = out
             .iter()
             .filter(|output| {
@@ -1034,7 +994,7 @@ impl PlayerMachine {
 
     // ---- transitions ---------------------------------------------------------------------
 
-    fn request_next(&mut self, now: Instant, out: &mut Vec<Output>) {
+    fn request_next(&mut self, now: Instant, out: &mut Out) {
         if self.want_stop {
             return self.close(CloseReason::StopRequested, out);
         }
@@ -1060,7 +1020,7 @@ impl PlayerMachine {
     }
 
     /// The dialogue started a game with `peer` (`observed`: its meaning) as the GAMEREQ says.
-    fn begin_game(&mut self, now: Instant, peer: Name, observed: Observed, out: &mut Vec<Output>) {
+    fn begin_game(&mut self, now: Instant, peer: Name, observed: Observed, out: &mut Out) {
         let meaning = observed.meaning;
         let (Some(Meaning::Started { start, request, .. }), Some(our_color)) =
             (meaning, self.dialogue.color_of(US))
@@ -1099,33 +1059,50 @@ impl PlayerMachine {
     }
 
     /// The side to move changed (or may move again): think, end the game, or wait.
-    fn start_turn(&mut self, now: Instant, out: &mut Vec<Output>) {
+    fn start_turn(&mut self, now: Instant, out: &mut Out) {
         let our_turn = self.our_turn();
         let Some(play) = self.play.as_mut() else {
             return;
         };
-        if !our_turn {
-            play.peer_deadline = play.peer_deadline(&self.timeouts, now);
-            return;
-        }
-        play.peer_deadline = None;
-        if play.our_backreq.is_some() || play.thinking.is_some() {
+        play.peer_deadline = (!our_turn)
+            .then(|| play.peer_deadline(&self.timeouts, now))
+            .flatten();
+        if !our_turn || play.our_backreq.is_some() || play.thinking.is_some() {
             return;
         }
         if let Some(reason) = self.our_end_reason() {
             return self.end_ours(now, reason, None, out);
         }
         self.next_ticket += 1;
-        let game = self.dialogue.current();
+        let (ticket, game) = (self.next_ticket, self.dialogue.current());
         let Some(play) = self.play.as_mut() else {
             return;
         };
-        play.thinking = Some(self.next_ticket);
+        play.thinking = Some(ticket);
+        let clock = play.clock_state(game);
+        let game = game.clone();
         out.push(Output::StartThinking(ThinkRequest {
-            ticket: self.next_ticket,
-            game: game.clone(),
-            clock: play.clock_state(game),
+            ticket,
+            game,
+            clock,
         }));
+    }
+
+    /// The result of the game ended by `ender`'s GAMEEND with `reason`: the rules', the
+    /// GAMEEND's, or for reason `0` a loss on time or the move limit.
+    fn verdict(&self, ender: Color, reason: EndReason) -> (GameResult, Termination) {
+        if let Some(verdict) = self.dialogue.rules_ending() {
+            return verdict;
+        }
+        let (game, play) = (self.dialogue.current(), self.play.as_ref());
+        let flagged = play.and_then(|play| play.clock.flagged);
+        let limit = play.and_then(|play| play.info.move_limit.filter(|_| play.limit_reached(game)));
+        match (claim_ending(ender, reason), flagged, limit) {
+            ((Some(result), termination), ..) => (result, termination),
+            (_, Some(loser), _) => (win(!loser), Termination::TimeForfeit { loser }),
+            (_, _, Some(moves)) => (GameResult::Unfinished, Termination::MoveLimit { moves }),
+            ((None, termination), ..) => (GameResult::Unfinished, termination),
+        }
     }
 
     /// Why we end the game now, on our turn, if we do.
@@ -1148,7 +1125,7 @@ impl PlayerMachine {
         now: Instant,
         reason: EndReason,
         verdict: Option<(GameResult, Termination)>,
-        out: &mut Vec<Output>,
+        out: &mut Out,
     ) {
         self.stop_thinking(out);
         let stop = self.our_stop_code();
@@ -1157,13 +1134,13 @@ impl PlayerMachine {
             return;
         };
         let (result, termination) =
-            verdict.unwrap_or_else(|| play.verdict(&self.dialogue, play.our_color(), reason));
+            verdict.unwrap_or_else(|| self.verdict(play.our_color(), reason));
         self.finish_game(result, termination, out);
         self.deadline = Some(now + self.timeouts.reply);
     }
 
     /// Accepts the peer's BACKREQ (`K0`) and goes back to the position it asked for.
-    fn grant_take_back(&mut self, now: Instant, out: &mut Vec<Output>) {
+    fn grant_take_back(&mut self, now: Instant, out: &mut Out) {
         let code = BackAccCode::Accepted;
         if let Some(Meaning::TakenBack { ply, before }) = self.send(out, BackAcc { code }).meaning {
             self.take_back(now, ply, before, Side::Peer, out);
@@ -1177,7 +1154,7 @@ impl PlayerMachine {
         ply: usize,
         before: Color,
         requested_by: Side,
-        out: &mut Vec<Output>,
+        out: &mut Out,
     ) {
         self.stop_thinking(out);
         let Some(play) = self.play.as_mut() else {
@@ -1196,7 +1173,7 @@ impl PlayerMachine {
 
     /// The game is over and the GAMEEND handshake done: next game, or close when either side
     /// asked to stop.
-    fn after_game(&mut self, now: Instant, out: &mut Vec<Output>) {
+    fn after_game(&mut self, now: Instant, out: &mut Out) {
         self.play = None;
         if self.dialogue.stopping() || self.our_stop_code() {
             let reason = self.stop_reason();
@@ -1208,7 +1185,7 @@ impl PlayerMachine {
         }
     }
 
-    fn close(&mut self, reason: CloseReason, out: &mut Vec<Output>) {
+    fn close(&mut self, reason: CloseReason, out: &mut Out) {
         out.push(Output::Close);
         out.push(Output::Event(Event::Closed(reason.clone())));
         self.close_reason = Some(reason);
@@ -1219,14 +1196,7 @@ impl PlayerMachine {
     // ---- helpers -------------------------------------------------------------------------
 
     /// `mv` was played from `before` (the dialogue's position is after it).
-    fn played(
-        &mut self,
-        before: &Position,
-        mv: Move,
-        spent: Duration,
-        by: Side,
-        out: &mut Vec<Output>,
-    ) {
+    fn played(&mut self, before: &Position, mv: Move, spent: Duration, by: Side, out: &mut Out) {
         let game = self.dialogue.current();
         let Some(play) = self.play.as_mut() else {
             return;
@@ -1246,7 +1216,7 @@ impl PlayerMachine {
         })));
     }
 
-    fn stop_thinking(&mut self, out: &mut Vec<Output>) {
+    fn stop_thinking(&mut self, out: &mut Out) {
         if let Some(play) = self.play.as_mut()
             && play.thinking.take().is_some()
         {
@@ -1254,7 +1224,7 @@ impl PlayerMachine {
         }
     }
 
-    fn finish_game(&self, result: GameResult, termination: Termination, out: &mut Vec<Output>) {
+    fn finish_game(&self, result: GameResult, termination: Termination, out: &mut Out) {
         if let Some(play) = &self.play {
             let record = play.record(self.dialogue.current(), result, termination);
             out.push(Output::Event(Event::GameOver(Box::new(record))));
@@ -1263,7 +1233,7 @@ impl PlayerMachine {
 
     /// The game stops without a GAMEEND (`termination`, unfinished, unless the rules decided
     /// it already).
-    fn abandon(&mut self, termination: Termination, out: &mut Vec<Output>) {
+    fn abandon(&mut self, termination: Termination, out: &mut Out) {
         self.stop_thinking(out);
         let (result, termination) =
             (self.dialogue.rules_ending()).unwrap_or((GameResult::Unfinished, termination));
@@ -1271,7 +1241,7 @@ impl PlayerMachine {
     }
 
     /// Sends `message`, and follows it in the dialogue.
-    fn send(&mut self, out: &mut Vec<Output>, message: impl Into<Message>) -> Observed {
+    fn send(&mut self, out: &mut Out, message: impl Into<Message>) -> Observed {
         let message = message.into();
         let observed = self.dialogue.observe(US, &message);
         out.push(Output::Send(message));
@@ -1279,7 +1249,7 @@ impl PlayerMachine {
     }
 
     /// Answers the peer's BACKREQ in game `number` with `code` (not `K0`) and says so.
-    fn refuse_take_back(&mut self, code: BackAccCode, out: &mut Vec<Output>) {
+    fn refuse_take_back(&mut self, code: BackAccCode, out: &mut Out) {
         let Some(number) = self.play.as_ref().map(|play| play.info.number) else {
             return;
         };
@@ -1339,7 +1309,7 @@ fn violation(
     raw: Option<RawBytes>,
     tell: bool,
     action: ViolationAction,
-    out: &mut Vec<Output>,
+    out: &mut Out,
 ) {
     if tell && let Some(chat) = chat_messages(&format!("error: {what}")).into_iter().next() {
         out.push(Output::Send(chat.into()));

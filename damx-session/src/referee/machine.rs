@@ -52,6 +52,9 @@ pub enum RefereeOutput {
     Event(RefereeEvent),
 }
 
+/// The outputs of one step, in order.
+type Out = Vec<RefereeOutput>;
+
 /// Everything about a refereed game once it is over.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameReport {
@@ -260,7 +263,7 @@ impl RefereeMachine {
 
     // ---- requests ------------------------------------------------------------------------
 
-    fn request(&mut self, color: Color, now: Instant, out: &mut Vec<RefereeOutput>) {
+    fn request(&mut self, color: Color, now: Instant, out: &mut Out) {
         let request = game_request(
             dxp_name(&self.setup.names[(!color).index()]),
             color,
@@ -281,7 +284,7 @@ impl RefereeMachine {
         code: AcceptCode,
         name: String,
         now: Instant,
-        out: &mut Vec<RefereeOutput>,
+        out: &mut Out,
     ) {
         let seat = self.seat(color);
         seat.dxp_name = Some(name.clone());
@@ -309,13 +312,7 @@ impl RefereeMachine {
 
     // ---- messages ------------------------------------------------------------------------
 
-    fn on_message(
-        &mut self,
-        color: Color,
-        message: Message,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
+    fn on_message(&mut self, color: Color, message: Message, now: Instant, out: &mut Out) {
         let observed = self.seat(color).dialogue.observe(PROGRAM, &message);
         if let Some(Meaning::Chat(text)) = observed.meaning {
             event(out, RefereeEvent::Chat { color, text });
@@ -356,13 +353,7 @@ impl RefereeMachine {
         }
     }
 
-    fn on_bad_frame(
-        &mut self,
-        color: Color,
-        error: &StreamError,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
+    fn on_bad_frame(&mut self, color: Color, error: &StreamError, now: Instant, out: &mut Out) {
         let raw = error.raw().to_string();
         let phase = self.seats[color.index()].phase;
         if frame_fault(error) != FrameFault::Breach
@@ -391,7 +382,7 @@ impl RefereeMachine {
         received: damx_wire::Move,
         observed: Observed,
         now: Instant,
-        out: &mut Vec<RefereeOutput>,
+        out: &mut Out,
     ) {
         let text = Message::Move(received).to_string();
         let illegal = observed
@@ -407,13 +398,7 @@ impl RefereeMachine {
     }
 
     /// `color`'s legal move `mv`: charged, played, then relayed unless it ends the game.
-    fn on_legal_move(
-        &mut self,
-        color: Color,
-        mv: Move,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
+    fn on_legal_move(&mut self, color: Color, mv: Move, now: Instant, out: &mut Out) {
         let spent = self.charge(color, now);
         if let Some(detail) = self.out_of_time(color) {
             self.forfeit(color, Reason::Time, detail, now, out);
@@ -449,14 +434,7 @@ impl RefereeMachine {
     }
 
     /// A program's GAMEEND during the game: acknowledged at once, read as a claim.
-    fn on_claim(
-        &mut self,
-        color: Color,
-        end: GameEnd,
-        in_turn: bool,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
+    fn on_claim(&mut self, color: Color, end: GameEnd, in_turn: bool, now: Instant, out: &mut Out) {
         if in_turn {
             self.charge(color, now);
         } else {
@@ -494,7 +472,7 @@ impl RefereeMachine {
 
     // ---- time ----------------------------------------------------------------------------
 
-    fn on_tick(&mut self, now: Instant, out: &mut Vec<RefereeOutput>) {
+    fn on_tick(&mut self, now: Instant, out: &mut Out) {
         for color in [Color::White, Color::Black] {
             let seat = &self.seats[color.index()];
             if seat.deadline.is_none_or(|due| now < due) {
@@ -537,20 +515,14 @@ impl RefereeMachine {
     }
 
     /// Sends `color` away: a GAMEEND with stop code `1`, and its connection closed.
-    fn send_away(&mut self, color: Color, out: &mut Vec<RefereeOutput>) {
+    fn send_away(&mut self, color: Color, out: &mut Out) {
         self.send(color, SEND_AWAY, out);
         self.close_seat(color, out);
     }
 
     /// Counts what `color`'s last input cost against the noise budget (`noisy`, or the notes
     /// among `out`); a program past it forfeits (`noise`) and is sent away.
-    fn count_noise(
-        &mut self,
-        color: Color,
-        noisy: bool,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
+    fn count_noise(&mut self, color: Color, noisy: bool, now: Instant, out: &mut Out) {
         let notes = out
             .iter()
             .filter(|output| {
@@ -596,13 +568,7 @@ impl RefereeMachine {
 
     // ---- ending --------------------------------------------------------------------------
 
-    fn on_lost(
-        &mut self,
-        side: Color,
-        crashed: Option<String>,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
+    fn on_lost(&mut self, side: Color, crashed: Option<String>, now: Instant, out: &mut Out) {
         let seat = self.seat(side);
         if seat.phase == Phase::Closed {
             return;
@@ -629,7 +595,7 @@ impl RefereeMachine {
         reason: Reason,
         detail: String,
         now: Instant,
-        out: &mut Vec<RefereeOutput>,
+        out: &mut Out,
     ) {
         self.decide(Verdict::forfeit(color, reason, detail), now, out);
     }
@@ -637,7 +603,7 @@ impl RefereeMachine {
     /// The game is decided: each program still in it gets its GAMEEND, an offender at once,
     /// the others on the referee's turn. A second decision changes nothing; its offenders are
     /// noted.
-    fn decide(&mut self, verdict: Verdict, now: Instant, out: &mut Vec<RefereeOutput>) {
+    fn decide(&mut self, verdict: Verdict, now: Instant, out: &mut Out) {
         if self.verdict.is_some() {
             // The game is decided already: a second offence changes nothing but is noted.
             let what = format!(
@@ -671,7 +637,7 @@ impl RefereeMachine {
     }
 
     /// Each program still in the decided game gets its GAMEEND on the referee's turn.
-    fn settle(&mut self, now: Instant, out: &mut Vec<RefereeOutput>) {
+    fn settle(&mut self, now: Instant, out: &mut Out) {
         for color in [Color::White, Color::Black] {
             let seat = &self.seats[color.index()];
             match seat.phase {
@@ -691,7 +657,7 @@ impl RefereeMachine {
     }
 
     /// Our GAMEEND to `color`, with an informative reason and the stop code.
-    fn send_end(&mut self, color: Color, now: Instant, out: &mut Vec<RefereeOutput>) {
+    fn send_end(&mut self, color: Color, now: Instant, out: &mut Out) {
         let result = self
             .verdict
             .as_ref()
@@ -705,7 +671,7 @@ impl RefereeMachine {
     }
 
     /// Answers a program's own GAMEEND; its handshake is done.
-    fn acknowledge(&mut self, color: Color, out: &mut Vec<RefereeOutput>) {
+    fn acknowledge(&mut self, color: Color, out: &mut Out) {
         let ack = self.seats[color.index()]
             .dialogue
             .acknowledgement(self.our_stop(color));
@@ -719,7 +685,7 @@ impl RefereeMachine {
 
     /// The handshake with `color` is over: keep the connection, or close it after a stop code
     /// `1` from either side.
-    fn finish_seat(&mut self, color: Color, out: &mut Vec<RefereeOutput>) {
+    fn finish_seat(&mut self, color: Color, out: &mut Out) {
         if self.seats[color.index()].dialogue.stopping() {
             self.close_seat(color, out);
         } else {
@@ -741,13 +707,13 @@ impl RefereeMachine {
     }
 
     /// Sends `message` to `color`'s program, and follows it in that dialogue.
-    fn send(&mut self, color: Color, message: impl Into<Message>, out: &mut Vec<RefereeOutput>) {
+    fn send(&mut self, color: Color, message: impl Into<Message>, out: &mut Out) {
         let message = message.into();
         self.seat(color).dialogue.observe(REFEREE, &message);
         out.push(RefereeOutput::Send(color, message));
     }
 
-    fn close_seat(&mut self, color: Color, out: &mut Vec<RefereeOutput>) {
+    fn close_seat(&mut self, color: Color, out: &mut Out) {
         let seat = self.seat(color);
         if seat.phase != Phase::Closed {
             seat.phase = Phase::Closed;
@@ -773,11 +739,11 @@ fn decided(result: GameResult, reason: Reason, detail: impl Into<String>) -> Ver
     }
 }
 
-fn event(out: &mut Vec<RefereeOutput>, event: RefereeEvent) {
+fn event(out: &mut Out, event: RefereeEvent) {
     out.push(RefereeOutput::Event(event));
 }
 
-fn note(out: &mut Vec<RefereeOutput>, color: Color, what: &str) {
+fn note(out: &mut Out, color: Color, what: &str) {
     let what = what.to_owned();
     event(out, RefereeEvent::Note { color, what });
 }
