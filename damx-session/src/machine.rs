@@ -250,20 +250,16 @@ impl Play {
         // The moves we made: half the plies, rounded up when we moved first.
         let first = u32::from(game.start().side_to_move() == self.our_color());
         let our_moves_made = (game.ply() as u32 + first) / 2;
+        let to_go = |limit: u16| u32::from(limit).saturating_sub(our_moves_made).max(1);
         ClockState {
             our_remaining: self.clock.remaining(self.our_color()),
             their_remaining: self.clock.remaining(self.their_color()),
-            our_moves_to_go: self
-                .info
-                .move_limit
-                .map(|limit| u32::from(limit).saturating_sub(our_moves_made).max(1)),
+            our_moves_to_go: (self.info.move_limit).map(to_go),
         }
     }
 
     fn limit_reached(&self, game: &Game) -> bool {
-        self.info
-            .move_limit
-            .is_some_and(|limit| game.ply() >= 2 * usize::from(limit))
+        (self.info.move_limit).is_some_and(|limit| game.ply() >= 2 * usize::from(limit))
     }
 
     fn record(&self, game: &Game, result: GameResult, termination: Termination) -> GameRecord {
@@ -754,11 +750,7 @@ impl PlayerMachine {
     // ---- our side ------------------------------------------------------------------------
 
     fn on_move_chosen(&mut self, now: Instant, ticket: u64, mv: Option<Move>, out: &mut Out) {
-        let Some(play) = self
-            .play
-            .as_mut()
-            .filter(|play| play.thinking == Some(ticket))
-        else {
+        let Some(play) = (self.play.as_mut()).filter(|play| play.thinking == Some(ticket)) else {
             return;
         };
         play.thinking = None;
@@ -962,13 +954,11 @@ impl PlayerMachine {
     /// violation among `out`), keeps the CHAT replies within their rate, and ends the game
     /// (GAMEEND, stop code `1`) and the connection once the budget is spent.
     fn count_noise(&mut self, now: Instant, noisy: bool, out: &mut Out) {
-        let violations = out
-            .iter()
-            .filter(|output| {
-                matches!(output, Output::Event(Event::Violation(v))
-                    if v.action != ViolationAction::Tolerated)
-            })
-            .count() as u32;
+        let counted = |output: &&Output| {
+            matches!(output, Output::Event(Event::Violation(v))
+                if v.action != ViolationAction::Tolerated)
+        };
+        let violations = out.iter().filter(counted).count() as u32;
         if self.is_closed() {
             return;
         }

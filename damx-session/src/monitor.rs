@@ -72,11 +72,8 @@ pub struct Observation {
 
 impl Observation {
     fn flag(&mut self, kind: FindingKind, by: Party, what: impl Into<String>) {
-        self.findings.push(Finding {
-            kind,
-            by,
-            what: what.into(),
-        });
+        let what = what.into();
+        self.findings.push(Finding { kind, by, what });
     }
 }
 

@@ -148,6 +148,11 @@ impl Seat {
         self.dialogue.to_move() == Some(PROGRAM)
     }
 
+    /// Enters `phase`, whose wait ends at `deadline`.
+    fn enter(&mut self, phase: Phase, deadline: Option<Instant>) {
+        (self.phase, self.deadline) = (phase, deadline);
+    }
+
     fn done(&self) -> bool {
         matches!(self.phase, Phase::Finished | Phase::Closed)
     }
@@ -272,10 +277,8 @@ impl RefereeMachine {
             self.setup.start.as_ref(),
         );
         self.send(color, request, out);
-        let deadline = now + self.config.reply_timeout;
-        let seat = self.seat(color);
-        seat.phase = Phase::AwaitAcc;
-        seat.deadline = Some(deadline);
+        let deadline = Some(now + self.config.reply_timeout);
+        self.seat(color).enter(Phase::AwaitAcc, deadline);
     }
 
     fn on_accept(
@@ -289,7 +292,10 @@ impl RefereeMachine {
         let seat = self.seat(color);
         seat.dxp_name = Some(name.clone());
         seat.deadline = None;
-        event(out, RefereeEvent::Identified { color, name });
+        out.push(RefereeOutput::Event(RefereeEvent::Identified {
+            color,
+            name,
+        }));
         if code != AcceptCode::Accepted {
             let (meaning, keep) = game_answer(code);
             if keep {
@@ -315,8 +321,7 @@ impl RefereeMachine {
     fn on_message(&mut self, color: Color, message: Message, now: Instant, out: &mut Out) {
         let observed = self.seat(color).dialogue.observe(PROGRAM, &message);
         if let Some(Meaning::Chat(text)) = observed.meaning {
-            event(out, RefereeEvent::Chat { color, text });
-            return;
+            return out.push(RefereeOutput::Event(RefereeEvent::Chat { color, text }));
         }
         let phase = self.seats[color.index()].phase;
         match (phase, message) {
@@ -359,11 +364,8 @@ impl RefereeMachine {
         if frame_fault(error) != FrameFault::Breach
             || !matches!(phase, Phase::InGame | Phase::AwaitAcc)
         {
-            return note(
-                out,
-                color,
-                &format!("unreadable frame ignored: {raw} ({error})"),
-            );
+            let what = format!("unreadable frame ignored: {raw} ({error})");
+            return note(out, color, &what);
         }
         let detail = if phase == Phase::AwaitAcc {
             // In place of the GAMEACC: the handshake cannot go on.
@@ -385,10 +387,7 @@ impl RefereeMachine {
         out: &mut Out,
     ) {
         let text = Message::Move(received).to_string();
-        let illegal = observed
-            .breaches
-            .into_iter()
-            .find_map(|breach| breach.illegal);
+        let illegal = (observed.breaches.into_iter()).find_map(|breach| breach.illegal);
         let (reason, detail) = match (observed.meaning, illegal) {
             (Some(Meaning::Moved { mv, .. }), _) => return self.on_legal_move(color, mv, now, out),
             (_, Some(error)) => (Reason::IllegalMove, format!("{text}: {error}")),
@@ -408,15 +407,13 @@ impl RefereeMachine {
         self.game.play(mv);
         let millis = spent.as_millis().min(u128::from(u64::MAX)) as u64;
         self.millis.push(millis);
-        event(
-            out,
-            RefereeEvent::Moved {
-                ply: self.game.ply(),
-                color,
-                text: notation,
-                millis,
-            },
-        );
+        let (ply, text) = (self.game.ply(), notation);
+        out.push(RefereeOutput::Event(RefereeEvent::Moved {
+            ply,
+            color,
+            text,
+            millis,
+        }));
         if let Some(verdict) = self.rules_verdict(color) {
             self.decide(verdict, now, out);
         } else if let Some((result, how)) = self.judge.database(&self.game) {
@@ -488,13 +485,9 @@ impl RefereeMachine {
                 Phase::InGame => {
                     let waited = now.saturating_duration_since(self.clock.since);
                     self.charge(color, now);
-                    let (reason, detail) = match self.out_of_time(color) {
-                        Some(detail) => (Reason::Time, detail),
-                        None => (
-                            Reason::Silent,
-                            format!("no move within {:.1} s", waited.as_secs_f64()),
-                        ),
-                    };
+                    let silent = format!("no move within {:.1} s", waited.as_secs_f64());
+                    let (reason, detail) = (self.out_of_time(color))
+                        .map_or((Reason::Silent, silent), |detail| (Reason::Time, detail));
                     self.send_away(color, out);
                     self.forfeit(color, reason, detail, now, out);
                 }
@@ -523,13 +516,11 @@ impl RefereeMachine {
     /// Counts what `color`'s last input cost against the noise budget (`noisy`, or the notes
     /// among `out`); a program past it forfeits (`noise`) and is sent away.
     fn count_noise(&mut self, color: Color, noisy: bool, now: Instant, out: &mut Out) {
-        let notes = out
-            .iter()
-            .filter(|output| {
-                matches!(output, RefereeOutput::Event(RefereeEvent::Note { color: by, .. })
-                    if *by == color)
-            })
-            .count() as u32;
+        let noted = |output: &&RefereeOutput| {
+            matches!(output, RefereeOutput::Event(RefereeEvent::Note { color: by, .. })
+                if *by == color)
+        };
+        let notes = out.iter().filter(noted).count() as u32;
         let seat = self.seat(color);
         if seat.phase == Phase::Closed || seat.noise.count(now, noisy, notes) {
             return;
@@ -574,8 +565,7 @@ impl RefereeMachine {
             return;
         }
         let was_done = seat.done();
-        seat.phase = Phase::Closed;
-        seat.deadline = None;
+        seat.enter(Phase::Closed, None);
         if self.verdict.is_some() {
             if !was_done {
                 note(out, side, "connection ended before the GAMEEND handshake");
@@ -606,10 +596,8 @@ impl RefereeMachine {
     fn decide(&mut self, verdict: Verdict, now: Instant, out: &mut Out) {
         if self.verdict.is_some() {
             // The game is decided already: a second offence changes nothing but is noted.
-            let what = format!(
-                "{} after the game was decided: {}",
-                verdict.reason, verdict.detail
-            );
+            let (reason, detail) = (verdict.reason, &verdict.detail);
+            let what = format!("{reason} after the game was decided: {detail}");
             for &color in &verdict.disqualified {
                 note(out, color, &what);
             }
@@ -617,14 +605,13 @@ impl RefereeMachine {
         }
         let offenders = verdict.disqualified.clone();
         for &color in &offenders {
-            event(
-                out,
-                RefereeEvent::Disqualified {
-                    color,
-                    reason: verdict.reason,
-                    detail: verdict.detail.clone(),
-                },
-            );
+            let (reason, detail) = (verdict.reason, verdict.detail.clone());
+            let disqualified = RefereeEvent::Disqualified {
+                color,
+                reason,
+                detail,
+            };
+            out.push(RefereeOutput::Event(disqualified));
         }
         self.verdict = Some(verdict);
         // An offender gets its GAMEEND at once, whatever it was doing.
@@ -646,9 +633,8 @@ impl RefereeMachine {
                 Phase::AwaitAcc => self.close_seat(color, out),
                 Phase::InGame if seat.to_move() => {
                     let cap = now + self.config.reply_timeout;
-                    let seat = self.seat(color);
-                    seat.phase = Phase::OweEnd;
-                    seat.deadline = Some(seat.deadline.map_or(cap, |due| due.min(cap)));
+                    let due = seat.deadline.map_or(cap, |due| due.min(cap));
+                    self.seat(color).enter(Phase::OweEnd, Some(due));
                 }
                 Phase::InGame => self.send_end(color, now, out),
                 Phase::OweEnd | Phase::AwaitAck | Phase::Finished | Phase::Closed => {}
@@ -658,23 +644,17 @@ impl RefereeMachine {
 
     /// Our GAMEEND to `color`, with an informative reason and the stop code.
     fn send_end(&mut self, color: Color, now: Instant, out: &mut Out) {
-        let result = self
-            .verdict
-            .as_ref()
-            .map_or(GameResult::Unfinished, |v| v.result);
+        let result = (self.verdict.as_ref()).map_or(GameResult::Unfinished, |v| v.result);
         let reason = claim_reason(!color, result);
         self.send(color, game_end(reason, self.our_stop(color)), out);
-        let deadline = now + self.config.reply_timeout;
-        let seat = self.seat(color);
-        seat.phase = Phase::AwaitAck;
-        seat.deadline = Some(deadline);
+        let deadline = Some(now + self.config.reply_timeout);
+        self.seat(color).enter(Phase::AwaitAck, deadline);
     }
 
     /// Answers a program's own GAMEEND; its handshake is done.
     fn acknowledge(&mut self, color: Color, out: &mut Out) {
-        let ack = self.seats[color.index()]
-            .dialogue
-            .acknowledgement(self.our_stop(color));
+        let stop = self.our_stop(color);
+        let ack = self.seats[color.index()].dialogue.acknowledgement(stop);
         self.send(color, ack, out);
         self.finish_seat(color, out);
     }
@@ -689,9 +669,7 @@ impl RefereeMachine {
         if self.seats[color.index()].dialogue.stopping() {
             self.close_seat(color, out);
         } else {
-            let seat = self.seat(color);
-            seat.phase = Phase::Finished;
-            seat.deadline = None;
+            self.seat(color).enter(Phase::Finished, None);
         }
     }
 
@@ -716,8 +694,7 @@ impl RefereeMachine {
     fn close_seat(&mut self, color: Color, out: &mut Out) {
         let seat = self.seat(color);
         if seat.phase != Phase::Closed {
-            seat.phase = Phase::Closed;
-            seat.deadline = None;
+            seat.enter(Phase::Closed, None);
             out.push(RefereeOutput::Close(color));
         }
     }
@@ -739,13 +716,9 @@ fn decided(result: GameResult, reason: Reason, detail: impl Into<String>) -> Ver
     }
 }
 
-fn event(out: &mut Out, event: RefereeEvent) {
-    out.push(RefereeOutput::Event(event));
-}
-
 fn note(out: &mut Out, color: Color, what: &str) {
     let what = what.to_owned();
-    event(out, RefereeEvent::Note { color, what });
+    out.push(RefereeOutput::Event(RefereeEvent::Note { color, what }));
 }
 
 #[cfg(test)]
