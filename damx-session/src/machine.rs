@@ -32,8 +32,8 @@
 //!   to stop (reason `0`, stop code `1`). A request that comes while it is not our turn waits
 //!   for our turn.
 //! - **Stop codes.** Ours is `1` when the user asked to stop, the Initiator has no game left to
-//!   ask for, or the Follower has played its maximum; our acknowledgement carries `1` when
-//!   either side asked to stop. After a handshake with a `1` the connection is closed.
+//!   ask for, or the Follower has played its maximum. After a handshake with a `1` the
+//!   connection is closed.
 //! - **The acknowledgement.** Any GAMEEND after ours is its acknowledgement, whatever its reason
 //!   (pydraughts repeats ours). A Follower that gets a GAMEREQ instead (GWD does not
 //!   acknowledge) takes it as the acknowledgement and answers the request. No acknowledgement
@@ -50,10 +50,9 @@
 //!   game is answered `A…2` and the game goes on (Moby Dam does this).
 //! - **The Initiator's refusals.** `A…2`: on to the next game of the plan. `A…1`, `A…3`: the
 //!   session closes.
-//! - **Take-backs.** The peer's BACKREQ (n, colour) names the position before that colour's
-//!   n-th move. With [`TakeBackPolicy::Accept`] it is accepted (`K0`) when that position is in
-//!   the game (0 <= ply <= moves played; equal is a no-op), else declined (`K2`); thinking
-//!   stops, and whoever is to move there moves next. Our own BACKREQ (on command) holds back
+//! - **Take-backs.** With [`TakeBackPolicy::Accept`] the peer's BACKREQ is accepted (`K0`) when
+//!   its position is in the game (0 <= ply <= moves played; equal is a no-op), else declined
+//!   (`K2`); thinking stops, and whoever is to move there moves next. Our own BACKREQ (on command) holds back
 //!   our moves until the answer: `K0` restores the position, `K1`/`K2` (or no answer within
 //!   the reply time-out) let the game go on; after the time-out the request is withdrawn, so a
 //!   late `K0` answers nothing and is reported. A MOVE that crosses our BACKREQ is applied
@@ -175,6 +174,9 @@ pub enum Output {
 
 /// The outputs of one step, in order.
 type Out = Vec<Output>;
+
+/// How a game ended: its result, and why.
+type Ending = (GameResult, Termination);
 
 /// Where the dialogue stands, for display and tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -466,15 +468,15 @@ impl PlayerMachine {
         &mut self,
         now: Instant,
         message: Message,
-        observed: Observed,
+        seen: Observed,
         out: &mut Out,
     ) {
         let Some(play) = self.play.as_mut() else {
             return;
         };
         let (text, by) = (message.to_string(), play.their_color());
-        let breach = observed.breaches.into_iter().next();
-        match (observed.meaning, breach) {
+        let breach = seen.breaches.into_iter().next();
+        match (seen.meaning, breach) {
             (Some(Meaning::Moved { before, mv, .. }), _) => {
                 let spent = play.clock.charge(by, now);
                 self.played(&before, mv, spent, Side::Peer, out);
@@ -1080,7 +1082,7 @@ impl PlayerMachine {
 
     /// The result of the game ended by `ender`'s GAMEEND with `reason`: the rules', the
     /// GAMEEND's, or for reason `0` a loss on time or the move limit.
-    fn verdict(&self, ender: Color, reason: EndReason) -> (GameResult, Termination) {
+    fn verdict(&self, ender: Color, reason: EndReason) -> Ending {
         if let Some(verdict) = self.dialogue.rules_ending() {
             return verdict;
         }
@@ -1110,13 +1112,7 @@ impl PlayerMachine {
     }
 
     /// We send the first GAMEEND (on our turn, or because the peer broke the protocol).
-    fn end_ours(
-        &mut self,
-        now: Instant,
-        reason: EndReason,
-        verdict: Option<(GameResult, Termination)>,
-        out: &mut Out,
-    ) {
+    fn end_ours(&mut self, now: Instant, reason: EndReason, ending: Option<Ending>, out: &mut Out) {
         self.stop_thinking(out);
         let stop = self.our_stop_code();
         self.send(out, game_end(reason, stop));
@@ -1124,7 +1120,7 @@ impl PlayerMachine {
             return;
         };
         let (result, termination) =
-            verdict.unwrap_or_else(|| self.verdict(play.our_color(), reason));
+            ending.unwrap_or_else(|| self.verdict(play.our_color(), reason));
         self.finish_game(result, termination, out);
         self.deadline = Some(now + self.timeouts.reply);
     }
@@ -1138,14 +1134,7 @@ impl PlayerMachine {
     }
 
     /// The dialogue went back to the position at `ply`, `before` having been to move.
-    fn take_back(
-        &mut self,
-        now: Instant,
-        ply: usize,
-        before: Color,
-        requested_by: Side,
-        out: &mut Out,
-    ) {
+    fn take_back(&mut self, now: Instant, ply: usize, before: Color, by: Side, out: &mut Out) {
         self.stop_thinking(out);
         let Some(play) = self.play.as_mut() else {
             return;
@@ -1154,7 +1143,7 @@ impl PlayerMachine {
         play.seconds.truncate(ply);
         out.push(Output::Event(Event::TakeBackDone {
             number: play.info.number,
-            requested_by,
+            requested_by: by,
             ply,
             position: *self.dialogue.current().position(),
         }));

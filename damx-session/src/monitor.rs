@@ -78,23 +78,17 @@ impl Observation {
 }
 
 /// Follows a DXP dialogue between two parties; see the module documentation.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Monitor {
     observer: Observer,
     /// Each party's noise, and whether it was flagged.
     noise: [(NoiseMeter, bool); 2],
 }
 
-impl Default for Monitor {
-    fn default() -> Monitor {
-        Monitor::new()
-    }
-}
-
 impl Monitor {
     /// A monitor at the start of a connection, with the default [`NoiseBudget`].
     pub fn new() -> Monitor {
-        Monitor::with_budget(NoiseBudget::default())
+        Monitor::default()
     }
 
     /// A monitor at the start of a connection that flags noise past `budget`.

@@ -129,17 +129,6 @@ pub struct Breach {
     pub illegal: Option<MoveMatchError>,
 }
 
-impl Breach {
-    fn new(rule: Rule, what: impl Into<String>) -> Breach {
-        let what = what.into();
-        Breach {
-            rule,
-            what,
-            illegal: None,
-        }
-    }
-}
-
 /// What a message meant for the dialogue. The game it is about is [`Observer::number`], and
 /// [`Observer::stopping`] says whether a GAMEEND asked to stop.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -205,7 +194,12 @@ impl Observed {
     }
 
     fn push(&mut self, rule: Rule, what: impl Into<String>) {
-        self.breaches.push(Breach::new(rule, what));
+        let (what, illegal) = (what.into(), None);
+        self.breaches.push(Breach {
+            rule,
+            what,
+            illegal,
+        });
     }
 }
 
@@ -599,11 +593,12 @@ impl Observer {
         let move_number = request.move_number.get();
         let ply = back_request_ply(first, move_number, color);
         followed.backreq[from.index()] = Some(ply);
+        let in_game = ply <= self.game.ply();
         Observed::meaning(Meaning::BackRequested {
             move_number,
             color,
             ply,
-            in_game: ply <= self.game.ply(),
+            in_game,
         })
     }
 
@@ -619,10 +614,10 @@ impl Observer {
             Some(_) if code != BackAccCode::Accepted => {
                 Observed::meaning(Meaning::BackRefused { code })
             }
-            Some(ply) if ply > self.game.ply() => Observed::breach(
-                Rule::BadField,
-                format!("accepted a take-back to ply {ply}, which is not in the game"),
-            ),
+            Some(ply) if ply > self.game.ply() => {
+                let what = format!("accepted a take-back to ply {ply}, which is not in the game");
+                Observed::breach(Rule::BadField, what)
+            }
             Some(ply) => {
                 let before = self.game.position().side_to_move();
                 self.game.truncate(ply);
@@ -635,14 +630,12 @@ impl Observer {
     /// A message that belongs in a game, out of one: out of state, or after the stop.
     fn outside_game(&self, what: &str) -> Observed {
         let stopped = matches!(self.phase, Phase::Stopped);
-        Observed::breach(
-            if stopped {
-                Rule::AfterStop
-            } else {
-                Rule::OutOfState
-            },
-            what,
-        )
+        let rule = if stopped {
+            Rule::AfterStop
+        } else {
+            Rule::OutOfState
+        };
+        Observed::breach(rule, what)
     }
 }
 

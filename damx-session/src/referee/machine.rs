@@ -5,7 +5,9 @@
 use std::time::{Duration, Instant};
 
 use damx_rules::{Color, Game, GameResult, Move};
-use damx_wire::{AcceptCode, BackAcc, BackAccCode, EndReason, GameEnd, Message, StreamError};
+use damx_wire::{
+    AcceptCode, BackAcc, BackAccCode, EndReason, GameAcc, GameEnd, Message, StreamError,
+};
 
 use super::{
     ClaimPolicy, DEFAULT_MOVE_TIMEOUT, GameSetup, Judge, Reason, RefereeConfig, RefereeEvent,
@@ -281,14 +283,8 @@ impl RefereeMachine {
         self.seat(color).enter(Phase::AwaitAcc, deadline);
     }
 
-    fn on_accept(
-        &mut self,
-        color: Color,
-        code: AcceptCode,
-        name: String,
-        now: Instant,
-        out: &mut Out,
-    ) {
+    fn on_accept(&mut self, color: Color, acc: GameAcc, now: Instant, out: &mut Out) {
+        let (code, name) = (acc.code, acc.follower.trimmed().to_owned());
         let seat = self.seat(color);
         seat.dxp_name = Some(name.clone());
         seat.deadline = None;
@@ -325,12 +321,9 @@ impl RefereeMachine {
         }
         let phase = self.seats[color.index()].phase;
         match (phase, message) {
-            (Phase::AwaitAcc, Message::GameAcc(acc)) => {
-                let name = acc.follower.trimmed().to_owned();
-                self.on_accept(color, acc.code, name, now, out);
-            }
-            (Phase::InGame, Message::Move(received)) => {
-                self.on_move(color, received, observed, now, out);
+            (Phase::AwaitAcc, Message::GameAcc(acc)) => self.on_accept(color, acc, now, out),
+            (Phase::InGame, message @ Message::Move(_)) => {
+                self.on_move(color, message.to_string(), observed, now, out);
             }
             (Phase::InGame, Message::GameEnd(end)) => {
                 let in_turn = !(observed.breaches.iter()).any(|b| b.rule == Rule::OutOfTurn);
@@ -378,17 +371,9 @@ impl RefereeMachine {
     }
 
     /// A program's MOVE, as its dialogue read it.
-    fn on_move(
-        &mut self,
-        color: Color,
-        received: damx_wire::Move,
-        observed: Observed,
-        now: Instant,
-        out: &mut Out,
-    ) {
-        let text = Message::Move(received).to_string();
-        let illegal = (observed.breaches.into_iter()).find_map(|breach| breach.illegal);
-        let (reason, detail) = match (observed.meaning, illegal) {
+    fn on_move(&mut self, color: Color, text: String, seen: Observed, now: Instant, out: &mut Out) {
+        let illegal = (seen.breaches.into_iter()).find_map(|breach| breach.illegal);
+        let (reason, detail) = match (seen.meaning, illegal) {
             (Some(Meaning::Moved { mv, .. }), _) => return self.on_legal_move(color, mv, now, out),
             (_, Some(error)) => (Reason::IllegalMove, format!("{text}: {error}")),
             _ => (Reason::OutOfTurn, format!("{text} out of turn")),
@@ -579,15 +564,8 @@ impl RefereeMachine {
         self.forfeit(side, reason, detail, now, out);
     }
 
-    fn forfeit(
-        &mut self,
-        color: Color,
-        reason: Reason,
-        detail: String,
-        now: Instant,
-        out: &mut Out,
-    ) {
-        self.decide(Verdict::forfeit(color, reason, detail), now, out);
+    fn forfeit(&mut self, color: Color, why: Reason, detail: String, now: Instant, out: &mut Out) {
+        self.decide(Verdict::forfeit(color, why, detail), now, out);
     }
 
     /// The game is decided: each program still in it gets its GAMEEND, an offender at once,
