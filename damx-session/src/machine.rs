@@ -52,11 +52,11 @@
 //!   session closes.
 //! - **Take-backs.** With [`TakeBackPolicy::Accept`] the peer's BACKREQ is accepted (`K0`) when
 //!   its position is in the game (0 <= ply <= moves played; equal is a no-op), else declined
-//!   (`K2`); thinking stops, and whoever is to move there moves next. Our own BACKREQ (on command) holds back
-//!   our moves until the answer: `K0` restores the position, `K1`/`K2` (or no answer within
-//!   the reply time-out) let the game go on; after the time-out the request is withdrawn, so a
-//!   late `K0` answers nothing and is reported. A MOVE that crosses our BACKREQ is applied
-//!   normally first. During our GAMEEND handshake a BACKREQ gets `K2`.
+//!   (`K2`); thinking stops, and whoever is to move there moves next. Our own BACKREQ (on
+//!   command) holds back our moves until the answer: `K0` restores the position, `K1`/`K2` (or
+//!   no answer within the reply time-out) let the game go on; after the time-out the request
+//!   is withdrawn, so a late `K0` answers nothing and is reported. A MOVE that crosses our
+//!   BACKREQ is applied normally first. During our GAMEEND handshake a BACKREQ gets `K2`.
 //! - **What the spec does not allow.** An illegal MOVE, a MOVE out of turn, or a frame that
 //!   does not decode during a game: reported with its raw bytes, told by CHAT, and the game
 //!   ends with our GAMEEND (reason `0`), the offender losing; a harmless frame or a broken CHAT
@@ -86,7 +86,7 @@ use damx_wire::{
 use crate::config::{Role, RoleConfig, SessionConfig, Timeouts};
 use crate::convert::{back_request_for_ply, move_to_wire, start_position};
 use crate::dialogue::{
-    Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER, Rule, SEND_AWAY, US,
+    Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER, Rule, SEND_AWAY, US,
     claim_ending, claim_reason, frame_fault, game_answer, game_end, game_request, is_noise,
 };
 use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
@@ -450,7 +450,7 @@ impl PlayerMachine {
                 self.on_game_req(now, request, out);
             }
             (PhaseKind::OurTurn | PhaseKind::TheirTurn, message) => {
-                self.on_message_in_game(now, message, observed, out);
+                self.on_game_message(now, message, observed, out);
             }
             (PhaseKind::AwaitingEndAck, message) => self.on_message_while_ending(now, message, out),
             (PhaseKind::AwaitingGameAcc | PhaseKind::AwaitingGameReq, Message::GameEnd(end)) => {
@@ -464,34 +464,25 @@ impl PlayerMachine {
         }
     }
 
-    fn on_message_in_game(
-        &mut self,
-        now: Instant,
-        message: Message,
-        seen: Observed,
-        out: &mut Out,
-    ) {
+    fn on_game_message(&mut self, now: Instant, message: Message, seen: Observed, out: &mut Out) {
         let Some(play) = self.play.as_mut() else {
             return;
         };
         let (text, by) = (message.to_string(), play.their_color());
-        let breach = seen.breaches.into_iter().next();
+        let breach = (seen.breaches.into_iter().next()).map(|breach| (breach.rule, breach.illegal));
         match (seen.meaning, breach) {
-            (Some(Meaning::Moved { before, mv, .. }), _) => {
+            (Some(Meaning::Moved { before, mv }), _) => {
                 let spent = play.clock.charge(by, now);
                 self.played(&before, mv, spent, Side::Peer, out);
                 self.start_turn(now, out);
             }
-            (Some(Meaning::Ended { reason, .. }), out_of_turn) => {
+            (Some(Meaning::Ended { reason }), out_of_turn) => {
                 if out_of_turn.is_some() {
-                    let what = "GAMEEND on our turn (accepted)".to_owned();
-                    violation(
-                        what,
+                    let (what, raw) = (
+                        "GAMEEND on our turn (accepted)".to_owned(),
                         raw_of(&message),
-                        false,
-                        ViolationAction::EndedGame,
-                        out,
                     );
+                    violation(what, raw, false, ViolationAction::EndedGame, out);
                 }
                 let (result, termination) = self.verdict(by, reason);
                 self.stop_thinking(out);
@@ -505,34 +496,15 @@ impl PlayerMachine {
                 self.take_back(now, ply, before, Side::Us, out);
             }
             (Some(Meaning::BackRefused { code }), _) => self.our_take_back_refused(now, code, out),
-            (
-                None,
-                Some(Breach {
-                    rule: Rule::BadField,
-                    ..
-                }),
-            ) if matches!(message, Message::BackAcc(_)) => {
+            (None, Some((Rule::BadField, _))) if matches!(message, Message::BackAcc(_)) => {
                 self.our_take_back_refused(now, BackAccCode::Accepted, out);
             }
-            (
-                None,
-                Some(Breach {
-                    illegal: Some(error),
-                    ..
-                }),
-            ) => {
-                let what = format!("illegal move {text}: {error}");
-                let why = error.to_string();
+            (None, Some((_, Some(error)))) => {
+                let (what, why) = (format!("illegal move {text}: {error}"), error.to_string());
                 let termination = Termination::IllegalMove { by, raw: text, why };
                 self.end_for_breach(now, what, raw_of(&message), termination, out);
             }
-            (
-                None,
-                Some(Breach {
-                    rule: Rule::OutOfTurn,
-                    ..
-                }),
-            ) => {
+            (None, Some((Rule::OutOfTurn, _))) => {
                 let what = format!("move {text} out of turn");
                 let termination = Termination::OutOfTurn { by, raw: text };
                 self.end_for_breach(now, what, raw_of(&message), termination, out);

@@ -84,10 +84,8 @@ impl GameReport {
         let verdict = match missing {
             [color] => Verdict::forfeit(*color, Reason::NoStart, detail),
             _ => Verdict {
-                result: GameResult::Unfinished,
-                reason: Reason::DoubleForfeit,
-                detail: detail.to_owned(),
                 disqualified: vec![Color::White, Color::Black],
+                ..decided(GameResult::Unfinished, Reason::DoubleForfeit, detail)
             },
         };
         GameReport {
@@ -103,9 +101,10 @@ impl GameReport {
 }
 
 /// Where the referee stands with one program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum Phase {
     /// Not asked yet.
+    #[default]
     Idle,
     /// GAMEREQ sent, GAMEACC due.
     AwaitAcc,
@@ -121,7 +120,7 @@ enum Phase {
     Closed,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct Seat {
     phase: Phase,
     /// When the current wait ends.
@@ -136,11 +135,9 @@ struct Seat {
 impl Seat {
     fn new(config: &RefereeConfig) -> Seat {
         Seat {
-            phase: Phase::Idle,
-            deadline: None,
-            dxp_name: None,
             noise: NoiseMeter::new(config.noise),
             dialogue: Observer::with_initiator(REFEREE),
+            ..Seat::default()
         }
     }
 
