@@ -10,8 +10,9 @@
 //! the GAMEEND that acknowledges ([`Observer::acknowledgement`]); beside it the GAMEREQ for a
 //! game's settings ([`game_request`]), what a GAMEACC code says ([`game_answer`]), how bad a
 //! frame that is not a message is ([`frame_fault`]), what a first GAMEEND's reason says
-//! ([`claim_ending`], in the one vocabulary of [`Termination`]), the time each side used
-//! (`Clock`) and what counts against a connection's [`NoiseBudget`] (`NoiseMeter`).
+//! ([`claim_ending`], in the one vocabulary of [`Termination`]) and which reason says a result
+//! (`claim_reason`), the time each side used (`Clock`) and what counts against a connection's
+//! [`NoiseBudget`] (`NoiseMeter`).
 //!
 //! ```
 //! use damx_session::dialogue::{FrameFault, frame_fault};
