@@ -35,7 +35,7 @@ use std::fmt;
 use std::time::Instant;
 
 use damx_rules::{Color, Game, Position};
-use damx_wire::{EndReason, Message};
+use damx_wire::{EndReason, GameReq, Message};
 
 use crate::config::NoiseBudget;
 use crate::convert::{color_from_wire, start_position};
@@ -183,21 +183,8 @@ impl Monitor {
         match meaning {
             Meaning::Chat(text) => format!("{from} chats: {text}"),
             Meaning::Requested { request } => {
-                let follower_color = color_from_wire(request.follower_color);
-                let limit = match request.move_limit.limit() {
-                    Some(moves) => format!("{moves} moves"),
-                    None => "no move limit".to_owned(),
-                };
-                let start = match start_position(&request.start) {
-                    Ok(position) if position == Position::initial() => "normal start".to_owned(),
-                    Ok(position) => format!("start {}", position.to_fen()),
-                    Err(error) => error.to_string(),
-                };
-                let (follower, minutes) = (from.other(), request.minutes.get());
-                format!(
-                    "{from} asks for game {number}: {follower} plays {follower_color}, {minutes} \
-                     min, {limit}, {start}"
-                )
+                let settings = settings_words(from.other(), &request);
+                format!("{from} asks for game {number}: {settings}")
             }
             Meaning::Refused { code } => {
                 let digit = char::from(code.digit());
@@ -262,6 +249,22 @@ impl Monitor {
             Meaning::Closed => format!("{from} closed the connection"),
         }
     }
+}
+
+/// A GAMEREQ's settings in words, `follower` being the party asked to play.
+fn settings_words(follower: Party, request: &GameReq) -> String {
+    let follower_color = color_from_wire(request.follower_color);
+    let limit = match request.move_limit.limit() {
+        Some(moves) => format!("{moves} moves"),
+        None => "no move limit".to_owned(),
+    };
+    let start = match start_position(&request.start) {
+        Ok(position) if position == Position::initial() => "normal start".to_owned(),
+        Ok(position) => format!("start {}", position.to_fen()),
+        Err(error) => error.to_string(),
+    };
+    let minutes = request.minutes.get();
+    format!("{follower} plays {follower_color}, {minutes} min, {limit}, {start}")
 }
 
 fn reason_words(reason: EndReason) -> &'static str {

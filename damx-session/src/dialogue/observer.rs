@@ -448,38 +448,7 @@ impl Observer {
                 if code != AcceptCode::Accepted {
                     return Observed::meaning(Meaning::Refused { code });
                 }
-                let mut observed = Observed::default();
-                let version = request.version.get();
-                if version != 1 {
-                    let what = format!("accepted a GAMEREQ of protocol version {version:02}");
-                    observed.push(Rule::BadField, what);
-                }
-                let start = match start_position(&request.start) {
-                    Ok(start) => start,
-                    Err(error) => {
-                        let what = format!("accepted a game that cannot be played: {error}");
-                        observed.push(Rule::BadField, what);
-                        return observed;
-                    }
-                };
-                let white = match color_from_wire(request.follower_color) {
-                    Color::White => from,
-                    Color::Black => from.other(),
-                };
-                self.game = Game::new(start);
-                self.drawn = None;
-                self.phase = Phase::Playing(Followed {
-                    white,
-                    backreq: [None; 2],
-                    stray_request: false,
-                    offender: None,
-                });
-                observed.meaning = Some(Meaning::Started {
-                    white,
-                    start,
-                    request,
-                });
-                observed
+                self.start_game(from, request)
             }
             Phase::Playing(followed) if followed.stray_request && self.initiator != Some(from) => {
                 followed.stray_request = false;
@@ -494,6 +463,42 @@ impl Observer {
             Phase::Requested { .. } => self.outside_game("sent a GAMEACC to its own GAMEREQ"),
             _ => self.outside_game("sent a GAMEACC without a GAMEREQ to answer"),
         }
+    }
+
+    /// `follower` accepted `request`: the game starts, if it can be played.
+    fn start_game(&mut self, follower: Party, request: GameReq) -> Observed {
+        let mut observed = Observed::default();
+        let version = request.version.get();
+        if version != 1 {
+            let what = format!("accepted a GAMEREQ of protocol version {version:02}");
+            observed.push(Rule::BadField, what);
+        }
+        let start = match start_position(&request.start) {
+            Ok(start) => start,
+            Err(error) => {
+                let what = format!("accepted a game that cannot be played: {error}");
+                observed.push(Rule::BadField, what);
+                return observed;
+            }
+        };
+        let white = match color_from_wire(request.follower_color) {
+            Color::White => follower,
+            Color::Black => follower.other(),
+        };
+        self.game = Game::new(start);
+        self.drawn = None;
+        self.phase = Phase::Playing(Followed {
+            white,
+            backreq: [None; 2],
+            stray_request: false,
+            offender: None,
+        });
+        observed.meaning = Some(Meaning::Started {
+            white,
+            start,
+            request,
+        });
+        observed
     }
 
     fn move_message(&mut self, from: Party, mv: &damx_wire::Move) -> Observed {
