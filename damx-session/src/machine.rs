@@ -520,12 +520,7 @@ impl PlayerMachine {
             return;
         };
         play.our_backreq = None;
-        let (number, requested_by) = (play.info.number, Side::Us);
-        out.push(Output::Event(Event::TakeBackRefused {
-            number,
-            requested_by,
-            code,
-        }));
+        take_back_refused(play.info.number, Side::Us, code, out);
         self.start_turn(now, out);
     }
 
@@ -691,7 +686,6 @@ impl PlayerMachine {
             color,
             ply,
             in_game,
-            ..
         } = asked
         else {
             return;
@@ -1199,18 +1193,13 @@ impl PlayerMachine {
         observed
     }
 
-    /// Answers the peer's BACKREQ in game `number` with `code` (not `K0`) and says so.
+    /// Answers the peer's BACKREQ with `code` (not `K0`) and says so.
     fn refuse_take_back(&mut self, code: BackAccCode, out: &mut Out) {
         let Some(number) = self.play.as_ref().map(|play| play.info.number) else {
             return;
         };
         self.send(out, BackAcc { code });
-        let requested_by = Side::Peer;
-        out.push(Output::Event(Event::TakeBackRefused {
-            number,
-            requested_by,
-            code,
-        }));
+        take_back_refused(number, Side::Peer, code, out);
     }
 
     /// Whether a game runs and we are to move.
@@ -1252,6 +1241,15 @@ fn raw_of(message: &Message) -> Option<RawBytes> {
         .ok()
         .flatten()
         .map(|frame| frame.raw())
+}
+
+/// Says that the take-back `requested_by` asked for in game `number` was refused with `code`.
+fn take_back_refused(number: u32, requested_by: Side, code: BackAccCode, out: &mut Out) {
+    out.push(Output::Event(Event::TakeBackRefused {
+        number,
+        requested_by,
+        code,
+    }));
 }
 
 /// Reports a violation, telling the peer by CHAT if `tell`.
