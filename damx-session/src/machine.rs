@@ -1022,9 +1022,11 @@ impl PlayerMachine {
         let Some(play) = self.play.as_mut() else {
             return;
         };
-        play.peer_deadline = (!our_turn)
-            .then(|| play.peer_deadline(&self.timeouts, now))
-            .flatten();
+        play.peer_deadline = if our_turn {
+            None
+        } else {
+            play.peer_deadline(&self.timeouts, now)
+        };
         if !our_turn || play.our_backreq.is_some() || play.thinking.is_some() {
             return;
         }
