@@ -20,10 +20,10 @@
 //!
 //! # Decisions (where the spec leaves room or assumes a correct peer)
 //!
-//! - **What DXP allows** is the [`Observer`]'s: the machine feeds it every message it sends
-//!   and receives, and it holds the game's position and whose turn it is, and says what a
-//!   message means or which rule it breaks. The machine's phase is the dialogue's turn while
-//!   a game runs, else the role's wait. What follows is the player's policy on top.
+//! What DXP allows is the [`Observer`]'s: the machine feeds it every message it sends and
+//! receives; it holds the game and whose turn it is, and says what a message means or which
+//! rule it breaks. What follows is the player's policy on top.
+//!
 //! - **Ending a game.** On our turn we send GAMEEND instead of a MOVE when we have no legal
 //!   move (reason `1`), a draw rule applied at any position since the last take-back (reason
 //!   `2`; so a peer that plays on past a draw still gets the draw), the opponent's clock as we
@@ -32,8 +32,8 @@
 //!   to stop (reason `0`, stop code `1`). A request that comes while it is not our turn waits
 //!   for our turn.
 //! - **Stop codes.** Ours is `1` when the user asked to stop, the Initiator has no game left to
-//!   ask for, or the Follower has played its maximum; our acknowledgement carries `1` when
-//!   either side asked to stop. After a handshake with a `1` the connection is closed.
+//!   ask for, or the Follower has played its maximum. After a handshake with a `1` the
+//!   connection is closed.
 //! - **The acknowledgement.** Any GAMEEND after ours is its acknowledgement, whatever its reason
 //!   (pydraughts repeats ours). A Follower that gets a GAMEREQ instead (GWD does not
 //!   acknowledge) takes it as the acknowledgement and answers the request. No acknowledgement
@@ -41,9 +41,8 @@
 //! - **A GAMEEND on our turn** (pydraughts' `quit()` sends one at any time) ends the game all
 //!   the same: the spec says the receiver has no choice. It is reported as a violation, not
 //!   told.
-//! - **Results** are the dialogue's: the rules first ([`rules_ending`], with a draw rule met
-//!   at any position since the last take-back), else the first GAMEEND ([`claim_ending`]);
-//!   for its reason `0`, the side whose clock ran out lost, else unfinished (`*`, with "move
+//! - **Results** are the dialogue's ([`rules_ending`], else [`claim_ending`]); for a GAMEEND
+//!   with reason `0`, the side whose clock ran out lost, else unfinished (`*`, with "move
 //!   limit reached" when it was).
 //! - **The Follower's answers.** Version other than `01`: `A…1`. Configured to refuse all:
 //!   `A…3`. A start the rules refuse, one without a legal move, or one the configured filter
@@ -51,25 +50,23 @@
 //!   game is answered `A…2` and the game goes on (Moby Dam does this).
 //! - **The Initiator's refusals.** `A…2`: on to the next game of the plan. `A…1`, `A…3`: the
 //!   session closes.
-//! - **Take-backs.** The peer's BACKREQ (n, colour) names the position before that colour's
-//!   n-th move. With [`TakeBackPolicy::Accept`] it is accepted (`K0`) when that position is in
-//!   the game (0 <= ply <= moves played; equal is a no-op), else declined (`K2`); thinking
-//!   stops, and whoever is to move there moves next. Our own BACKREQ (on command) holds back
-//!   our moves until the answer: `K0` restores the position, `K1`/`K2` (or no answer within
-//!   the reply time-out) let the game go on; after the time-out the request is withdrawn, so a
-//!   late `K0` answers nothing and is reported. A MOVE that crosses our BACKREQ is applied
-//!   normally first. During our GAMEEND handshake a BACKREQ gets `K2`.
+//! - **Take-backs.** With [`TakeBackPolicy::Accept`] the peer's BACKREQ is accepted (`K0`) when
+//!   its position is in the game (0 <= ply <= moves played; equal is a no-op), else declined
+//!   (`K2`); thinking stops, and whoever is to move there moves next. Our own BACKREQ (on
+//!   command) holds back our moves until the answer: `K0` restores the position, `K1`/`K2` (or
+//!   no answer within the reply time-out) let the game go on; after the time-out the request
+//!   is withdrawn, so a late `K0` answers nothing and is reported. A MOVE that crosses our
+//!   BACKREQ is applied normally first. During our GAMEEND handshake a BACKREQ gets `K2`.
 //! - **What the spec does not allow.** An illegal MOVE, a MOVE out of turn, or a frame that
 //!   does not decode during a game: reported with its raw bytes, told by CHAT, and the game
-//!   ends with our GAMEEND (reason `0`), the offender losing. Exceptions that end nothing
-//!   ([`frame_fault`]): a harmless frame is reported and skipped, a broken CHAT is also told,
-//!   because a chat never changes the state. Between games and during a handshake,
-//!   anything out of place is reported, told and ignored; a stray GAMEEND between games
-//!   (DXC100 sends one) is reported as tolerated, without telling, and is not counted against
-//!   the peer. A peer silent past its time (with a
-//!   clock: its remaining time plus the grace; without: [`Timeouts::peer_move`], if set) gets a
-//!   GAMEEND with stop code `1` and the connection closes; it loses the game. The connection
-//!   lost during a game: the record says so, with the rules' verdict if there is one.
+//!   ends with our GAMEEND (reason `0`), the offender losing; a harmless frame or a broken CHAT
+//!   ([`frame_fault`]) ends nothing, and only the broken CHAT is told. Between games and during
+//!   a handshake, anything out of place is reported, told and ignored; a stray GAMEEND between
+//!   games (DXC100 sends one) is tolerated, not told and not counted against the peer. A peer
+//!   silent past its time (its remaining time plus the grace; without a clock,
+//!   [`Timeouts::peer_move`], if set) gets a GAMEEND with stop code `1` and the connection
+//!   closes; it loses the game. The connection lost during a game: the record says so, with
+//!   the rules' verdict if there is one.
 //! - **Our player** returning no move gives up (reason `1`); returning an illegal move is
 //!   reported and also gives up. Its move goes out with the whole seconds of our turn.
 //!
@@ -83,14 +80,14 @@ use std::time::{Duration, Instant};
 use damx_rules::{Color, Game, GameResult, Move, Position};
 use damx_wire::{
     AcceptCode, BackAcc, BackAccCode, BackReq, Chat, EndReason, GameAcc, GameReq, MAX_CHAT_LEN,
-    Message, Name, ProtocolVersion, RawBytes, StopCode, StreamError,
+    Message, Name, ProtocolVersion, RawBytes, StreamError,
 };
 
 use crate::config::{Role, RoleConfig, SessionConfig, Timeouts};
-use crate::convert::{back_request_for_ply, color_from_wire, move_to_wire, start_position};
+use crate::convert::{back_request_for_ply, move_to_wire, start_position};
 use crate::dialogue::{
     Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER, Rule, SEND_AWAY, US,
-    acknowledgement, claim_ending, frame_fault, game_answer, game_end, game_request, is_noise,
+    claim_ending, claim_reason, frame_fault, game_answer, game_end, game_request, is_noise,
 };
 use crate::event::{CloseReason, Command, Event, MovePlayed, Side, Violation, ViolationAction};
 use crate::player::{ClockState, GameInfo, TakeBackPolicy};
@@ -107,6 +104,18 @@ pub enum Incoming {
     Closed,
     /// Reading or writing failed.
     Failed(String),
+}
+
+impl Incoming {
+    /// Whether it counts against the [`NoiseBudget`](crate::NoiseBudget): a frame that is not a
+    /// message, or a message that is noise.
+    pub(crate) fn is_noise(&self) -> bool {
+        match self {
+            Incoming::Bad(_) => true,
+            Incoming::Message(message) => is_noise(message),
+            Incoming::Closed | Incoming::Failed(_) => false,
+        }
+    }
 }
 
 /// One input of the machine.
@@ -163,6 +172,12 @@ pub enum Output {
     Close,
 }
 
+/// The outputs of one step, in order.
+type Out = Vec<Output>;
+
+/// How a game ended: its result, and why.
+type Ending = (GameResult, Termination);
+
 /// Where the dialogue stands, for display and tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PhaseKind {
@@ -198,23 +213,20 @@ struct Play {
     peer_backreq: Option<Instant>,
     /// A GAMEEND the user asked for while it was not our turn.
     pending_end: Option<EndReason>,
-    /// The first side whose clock ran out beyond the grace.
-    flagged: Option<Color>,
     /// When the peer's move is due, on its turn.
     peer_deadline: Option<Instant>,
 }
 
 impl Play {
-    fn new(info: GameInfo, now: Instant) -> Play {
+    fn new(info: GameInfo, grace: Duration, now: Instant) -> Play {
         Play {
+            clock: Clock::new(info.time_per_player(), grace, now),
             info,
             seconds: Vec::new(),
-            clock: Clock::new(now),
             thinking: None,
             our_backreq: None,
             peer_backreq: None,
             pending_end: None,
-            flagged: None,
             peer_deadline: None,
         }
     }
@@ -227,15 +239,10 @@ impl Play {
         !self.info.our_color
     }
 
-    fn remaining(&self, color: Color) -> Option<Duration> {
-        let budget = self.info.time_per_player()?;
-        Some(self.clock.remaining(budget, color))
-    }
-
     /// When the peer's move is due if its turn starts at `since`: its clock and the grace, or
     /// the move time-out without a clock.
     fn peer_deadline(&self, timeouts: &Timeouts, since: Instant) -> Option<Instant> {
-        match self.remaining(self.their_color()) {
+        match self.clock.remaining(self.their_color()) {
             Some(left) => Some(since + left + timeouts.clock_grace),
             None => timeouts.peer_move.map(|limit| since + limit),
         }
@@ -245,71 +252,24 @@ impl Play {
         // The moves we made: half the plies, rounded up when we moved first.
         let first = u32::from(game.start().side_to_move() == self.our_color());
         let our_moves_made = (game.ply() as u32 + first) / 2;
+        let to_go = |limit: u16| u32::from(limit).saturating_sub(our_moves_made).max(1);
         ClockState {
-            our_remaining: self.remaining(self.our_color()),
-            their_remaining: self.remaining(self.their_color()),
-            our_moves_to_go: self
-                .info
-                .move_limit
-                .map(|limit| u32::from(limit).saturating_sub(our_moves_made).max(1)),
+            our_remaining: self.clock.remaining(self.our_color()),
+            their_remaining: self.clock.remaining(self.their_color()),
+            our_moves_to_go: (self.info.move_limit).map(to_go),
         }
     }
 
     fn limit_reached(&self, game: &Game) -> bool {
-        self.info
-            .move_limit
-            .is_some_and(|limit| game.ply() >= 2 * usize::from(limit))
-    }
-
-    /// Charges the time since the turn started to `side`; returns it.
-    fn charge(&mut self, side: Color, now: Instant, grace: Duration) -> Duration {
-        let spent = self.clock.charge(side, now);
-        if let Some(budget) = self.info.time_per_player()
-            && self.flagged.is_none()
-            && self.clock.is_past(budget, grace, side)
-        {
-            self.flagged = Some(side);
-        }
-        spent
-    }
-
-    /// The result of the `dialogue`'s game ended by `ender`'s GAMEEND with `reason`.
-    fn verdict(
-        &self,
-        dialogue: &Observer,
-        ender: Color,
-        reason: EndReason,
-    ) -> (GameResult, Termination) {
-        if let Some(verdict) = dialogue.rules_ending() {
-            return verdict;
-        }
-        let game = dialogue.current();
-        match claim_ending(ender, reason) {
-            (Some(result), termination) => (result, termination),
-            (None, termination) => {
-                if let Some(loser) = self.flagged {
-                    (win(!loser), Termination::TimeForfeit { loser })
-                } else if let Some(moves) =
-                    self.info.move_limit.filter(|_| self.limit_reached(game))
-                {
-                    (GameResult::Unfinished, Termination::MoveLimit { moves })
-                } else {
-                    (GameResult::Unfinished, termination)
-                }
-            }
-        }
+        (self.info.move_limit).is_some_and(|limit| game.ply() >= 2 * usize::from(limit))
     }
 
     fn record(&self, game: &Game, result: GameResult, termination: Termination) -> GameRecord {
-        let (white, black) = (
-            self.info.name_of(Color::White).to_owned(),
-            self.info.name_of(Color::Black).to_owned(),
-        );
         GameRecord {
             number: self.info.number,
             role: self.info.role,
-            white,
-            black,
+            white: self.info.name_of(Color::White).to_owned(),
+            black: self.info.name_of(Color::Black).to_owned(),
             our_color: self.info.our_color,
             minutes: self.info.minutes,
             move_limit: self.info.move_limit,
@@ -451,16 +411,6 @@ impl PlayerMachine {
         self.play.as_ref().map(|_| self.dialogue.current())
     }
 
-    /// What the running game is about.
-    pub fn game_info(&self) -> Option<&GameInfo> {
-        self.play.as_ref().map(|play| &play.info)
-    }
-
-    /// Our DXP name.
-    pub fn name(&self) -> &Name {
-        &self.name
-    }
-
     /// The number of games started so far.
     pub fn games_started(&self) -> u32 {
         self.games_started
@@ -473,12 +423,8 @@ impl PlayerMachine {
 
     // ---- the peer ------------------------------------------------------------------------
 
-    fn on_incoming(&mut self, now: Instant, incoming: Incoming, out: &mut Vec<Output>) {
-        let noisy = match &incoming {
-            Incoming::Bad(_) => true,
-            Incoming::Message(message) => is_noise(message),
-            Incoming::Closed | Incoming::Failed(_) => false,
-        };
+    fn on_incoming(&mut self, now: Instant, incoming: Incoming, out: &mut Out) {
+        let noisy = incoming.is_noise();
         match incoming {
             Incoming::Message(message) => self.on_message(now, message, out),
             Incoming::Bad(error) => self.on_bad_frame(now, error, out),
@@ -490,7 +436,7 @@ impl PlayerMachine {
         self.count_noise(now, noisy, out);
     }
 
-    fn on_message(&mut self, now: Instant, message: Message, out: &mut Vec<Output>) {
+    fn on_message(&mut self, now: Instant, message: Message, out: &mut Out) {
         let phase = self.phase();
         let observed = self.dialogue.observe(PEER, &message);
         match (phase, message) {
@@ -504,7 +450,7 @@ impl PlayerMachine {
                 self.on_game_req(now, request, out);
             }
             (PhaseKind::OurTurn | PhaseKind::TheirTurn, message) => {
-                self.on_message_in_game(now, message, observed, out);
+                self.on_game_message(now, message, observed, out);
             }
             (PhaseKind::AwaitingEndAck, message) => self.on_message_while_ending(now, message, out),
             (PhaseKind::AwaitingGameAcc | PhaseKind::AwaitingGameReq, Message::GameEnd(end)) => {
@@ -518,114 +464,113 @@ impl PlayerMachine {
         }
     }
 
-    fn on_message_in_game(
-        &mut self,
-        now: Instant,
-        message: Message,
-        observed: Observed,
-        out: &mut Vec<Output>,
-    ) {
+    fn on_game_message(&mut self, now: Instant, message: Message, seen: Observed, out: &mut Out) {
         let Some(play) = self.play.as_mut() else {
             return;
         };
-        let (raw, text, by) = (raw_of(&message), message.to_string(), play.their_color());
-        let breach = observed.breaches.into_iter().next();
-        let rule = breach.as_ref().map(|breach| breach.rule);
-        if let Message::BackAcc(BackAcc { code }) = message
-            && play.our_backreq.is_some()
-            && (matches!(observed.meaning, Some(Meaning::BackRefused { .. }))
-                || rule == Some(Rule::BadField))
-        {
-            play.our_backreq = None;
-            let number = play.info.number;
-            let requested_by = Side::Us;
-            out.push(Output::Event(Event::TakeBackRefused {
-                number,
-                requested_by,
-                code,
-            }));
-            return self.start_turn(now, out);
-        }
-        let termination = match (observed.meaning, breach.and_then(|breach| breach.illegal)) {
-            (Some(Meaning::Moved { before, mv, .. }), _) => {
-                let spent = play.charge(by, now, self.timeouts.clock_grace);
+        let (text, by) = (message.to_string(), play.their_color());
+        let breach = (seen.breaches.into_iter().next()).map(|breach| (breach.rule, breach.illegal));
+        match (seen.meaning, breach) {
+            (Some(Meaning::Moved { before, mv }), _) => {
+                let spent = play.clock.charge(by, now);
                 self.played(&before, mv, spent, Side::Peer, out);
-                return self.start_turn(now, out);
+                self.start_turn(now, out);
             }
-            (None, None) if rule == Some(Rule::OutOfTurn) => {
-                let what = format!("move {text} out of turn");
-                violation(what, raw, true, ViolationAction::EndedGame, out);
-                Termination::OutOfTurn { by, raw: text }
-            }
-            (_, Some(error)) => {
-                let what = format!("illegal move {text}: {error}");
-                violation(what, raw, true, ViolationAction::EndedGame, out);
-                let why = error.to_string();
-                Termination::IllegalMove { by, raw: text, why }
-            }
-            (Some(Meaning::Ended { reason, stop, .. }), _) => {
-                if rule == Some(Rule::OutOfTurn) {
-                    let what = "GAMEEND on our turn (accepted)".to_owned();
+            (Some(Meaning::Ended { reason }), out_of_turn) => {
+                if out_of_turn.is_some() {
+                    let (what, raw) = (
+                        "GAMEEND on our turn (accepted)".to_owned(),
+                        raw_of(&message),
+                    );
                     violation(what, raw, false, ViolationAction::EndedGame, out);
                 }
-                let (result, termination) = play.verdict(&self.dialogue, by, reason);
+                let (result, termination) = self.verdict(by, reason);
                 self.stop_thinking(out);
-                let stop = stop || self.our_stop_code();
-                self.send(out, acknowledgement(stop));
+                self.send(out, self.dialogue.acknowledgement(self.our_stop_code()));
                 self.finish_game(result, termination, out);
-                return self.after_game(now, stop, out);
+                self.after_game(now, out);
             }
-            (
-                Some(Meaning::BackRequested {
-                    color,
-                    ply,
-                    in_game,
-                    move_number,
-                    ..
-                }),
-                _,
-            ) => {
-                return self.on_back_req(now, (move_number, color, ply, in_game), out);
-            }
-            (Some(Meaning::TakenBack { ply, before, .. }), _) => {
+            (Some(asked @ Meaning::BackRequested { .. }), _) => self.on_back_req(now, asked, out),
+            (Some(Meaning::TakenBack { ply, before }), _) => {
                 play.our_backreq = None;
-                return self.take_back(now, ply, before, Side::Us, out);
+                self.take_back(now, ply, before, Side::Us, out);
             }
-            _ => {
-                let (what, told, action) = match message {
-                    Message::GameReq(_) if self.role.role() == Role::Follower => {
-                        let (follower, code) = (self.name, AcceptCode::GameNotAcceptable);
-                        self.send(out, GameAcc { follower, code });
-                        let what = "GAMEREQ during a game (answered A…2)";
-                        (what.to_owned(), false, ViolationAction::Answered)
-                    }
-                    Message::BackAcc(_) => {
-                        let what = "BACKACC without a BACKREQ";
-                        (what.to_owned(), true, ViolationAction::Ignored)
-                    }
-                    message => {
-                        let what = format!("{} during a game", message.kind());
-                        (what, true, ViolationAction::Ignored)
-                    }
-                };
-                return violation(what, raw, told, action, out);
+            (Some(Meaning::BackRefused { code }), _) => self.our_take_back_refused(now, code, out),
+            (None, Some((Rule::BadField, _))) if matches!(message, Message::BackAcc(_)) => {
+                self.our_take_back_refused(now, BackAccCode::Accepted, out);
             }
-        };
-        self.end_ours(now, EndReason::NoReason, Some((win(!by), termination)), out);
+            (None, Some((_, Some(error)))) => {
+                let (what, why) = (format!("illegal move {text}: {error}"), error.to_string());
+                let termination = Termination::IllegalMove { by, raw: text, why };
+                self.end_for_breach(now, what, raw_of(&message), termination, out);
+            }
+            (None, Some((Rule::OutOfTurn, _))) => {
+                let what = format!("move {text} out of turn");
+                let termination = Termination::OutOfTurn { by, raw: text };
+                self.end_for_breach(now, what, raw_of(&message), termination, out);
+            }
+            _ => self.on_stray_in_game(message, out),
+        }
     }
 
-    fn on_message_while_ending(&mut self, now: Instant, message: Message, out: &mut Vec<Output>) {
+    /// The answer to our BACKREQ that leaves the game as it is (a refusal, or a `K0` to a
+    /// position that is not in the game): the game goes on.
+    fn our_take_back_refused(&mut self, now: Instant, code: BackAccCode, out: &mut Out) {
+        let Some(play) = self.play.as_mut() else {
+            return;
+        };
+        play.our_backreq = None;
+        take_back_refused(play.info.number, Side::Us, code, out);
+        self.start_turn(now, out);
+    }
+
+    /// A message with no place in a running game: answered or ignored, and reported.
+    fn on_stray_in_game(&mut self, message: Message, out: &mut Out) {
+        let raw = raw_of(&message);
+        let (what, told, action) = match message {
+            Message::GameReq(_) if self.role.role() == Role::Follower => {
+                let (follower, code) = (self.name, AcceptCode::GameNotAcceptable);
+                self.send(out, GameAcc { follower, code });
+                let what = "GAMEREQ during a game (answered A…2)";
+                (what.to_owned(), false, ViolationAction::Answered)
+            }
+            Message::BackAcc(_) => {
+                let what = "BACKACC without a BACKREQ";
+                (what.to_owned(), true, ViolationAction::Ignored)
+            }
+            message => {
+                let what = format!("{} during a game", message.kind());
+                (what, true, ViolationAction::Ignored)
+            }
+        };
+        violation(what, raw, told, action, out);
+    }
+
+    /// The peer broke the rules so that the game cannot go on: reported and told (`what`, with
+    /// the frame `raw`), and our GAMEEND ends the game, the peer losing (`termination`).
+    fn end_for_breach(
+        &mut self,
+        now: Instant,
+        what: String,
+        raw: Option<RawBytes>,
+        termination: Termination,
+        out: &mut Out,
+    ) {
+        violation(what, raw, true, ViolationAction::EndedGame, out);
+        if let Some(play) = &self.play {
+            let verdict = (win(play.our_color()), termination);
+            self.end_ours(now, EndReason::NoReason, Some(verdict), out);
+        }
+    }
+
+    fn on_message_while_ending(&mut self, now: Instant, message: Message, out: &mut Out) {
         let raw = raw_of(&message);
         match message {
-            Message::GameEnd(ack) => {
-                let stop = self.our_stop_code() || ack.stop == StopCode::Stop;
-                self.after_game(now, stop, out);
-            }
+            Message::GameEnd(_) => self.after_game(now, out),
             Message::GameReq(request) if self.role.role() == Role::Follower => {
                 let what = "GAMEREQ instead of the GAMEEND acknowledgement (taken as one)";
                 violation(what.to_owned(), raw, false, ViolationAction::Answered, out);
-                let stop = self.our_stop_code();
-                self.after_game(now, stop, out);
+                self.after_game(now, out);
                 if self.phase() == PhaseKind::AwaitingGameReq {
                     self.on_game_req(now, request, out);
                 }
@@ -643,7 +588,7 @@ impl PlayerMachine {
         }
     }
 
-    fn on_bad_frame(&mut self, now: Instant, error: StreamError, out: &mut Vec<Output>) {
+    fn on_bad_frame(&mut self, now: Instant, error: StreamError, out: &mut Out) {
         let raw = error.raw();
         let what = format!("unreadable frame: {error}");
         match (frame_fault(&error), &self.play) {
@@ -652,20 +597,18 @@ impl PlayerMachine {
                 violation(what, Some(raw), false, ViolationAction::Ignored, out);
             }
             (FrameFault::Breach, Some(play)) if self.dialogue.to_move().is_some() => {
-                violation(what, Some(raw), true, ViolationAction::EndedGame, out);
                 let termination = Termination::Undecodable {
                     by: play.their_color(),
                     raw: raw.to_string(),
                     why: error.to_string(),
                 };
-                let verdict = (win(play.our_color()), termination);
-                self.end_ours(now, EndReason::NoReason, Some(verdict), out);
+                self.end_for_breach(now, what, Some(raw), termination, out);
             }
             _ => violation(what, Some(raw), true, ViolationAction::Ignored, out),
         }
     }
 
-    fn on_connection_end(&mut self, reason: CloseReason, out: &mut Vec<Output>) {
+    fn on_connection_end(&mut self, reason: CloseReason, out: &mut Out) {
         let reason = match self.phase() {
             PhaseKind::OurTurn | PhaseKind::TheirTurn => {
                 self.abandon(Termination::ConnectionLost, out);
@@ -678,7 +621,7 @@ impl PlayerMachine {
         self.close(reason, out);
     }
 
-    fn on_game_req(&mut self, now: Instant, request: GameReq, out: &mut Vec<Output>) {
+    fn on_game_req(&mut self, now: Instant, request: GameReq, out: &mut Out) {
         let RoleConfig::Follower(config) = &self.role else {
             return;
         };
@@ -699,65 +642,61 @@ impl PlayerMachine {
         } else {
             None
         };
-        let (number, by) = (self.games_started + 1, Side::Us);
-        let follower = self.name;
-        if let Some((code, why)) = refusal {
-            self.send(out, GameAcc { follower, code });
-            let why = Some(why);
-            out.push(Output::Event(Event::GameRefused {
-                number,
-                by,
+        let (code, why) = refusal.unwrap_or((AcceptCode::Accepted, String::new()));
+        let observed = self.send(
+            out,
+            GameAcc {
+                follower: self.name,
                 code,
-                why,
-            }));
-            return self.await_request(now);
+            },
+        );
+        if code == AcceptCode::Accepted {
+            return self.begin_game(now, request.initiator, observed, out);
         }
-        let code = AcceptCode::Accepted;
-        let observed = self.send(out, GameAcc { follower, code });
-        self.begin_game(now, request.initiator, observed, out);
+        self.game_refused(Side::Us, code, Some(why), out);
+        self.await_request(now);
     }
 
-    fn on_game_acc(
-        &mut self,
-        now: Instant,
-        acc: GameAcc,
-        observed: Observed,
-        out: &mut Vec<Output>,
-    ) {
-        let (number, code) = (self.games_started + 1, acc.code);
-        if code == AcceptCode::Accepted {
+    fn on_game_acc(&mut self, now: Instant, acc: GameAcc, observed: Observed, out: &mut Out) {
+        if acc.code == AcceptCode::Accepted {
             return self.begin_game(now, acc.follower, observed, out);
         }
-        let by = Side::Peer;
+        self.game_refused(Side::Peer, acc.code, None, out);
+        match game_answer(acc.code) {
+            (_, true) => self.request_next(now, out),
+            (_, false) => self.close(CloseReason::Refused(acc.code), out),
+        }
+    }
+
+    /// The next game was refused by `by` with `code` (`why`, when we refused it).
+    fn game_refused(&self, by: Side, code: AcceptCode, why: Option<String>, out: &mut Out) {
+        let number = self.games_started + 1;
         out.push(Output::Event(Event::GameRefused {
             number,
             by,
             code,
-            why: None,
+            why,
         }));
-        match game_answer(code) {
-            (_, true) => self.request_next(now, out),
-            (_, false) => self.close(CloseReason::Refused(code), out),
-        }
     }
 
-    /// The peer's BACKREQ for `move_number` with `color` to move: the position at `ply`,
-    /// which is in the game when `in_game`.
-    fn on_back_req(
-        &mut self,
-        now: Instant,
-        (move_number, color, ply, in_game): (u16, Color, usize, bool),
-        out: &mut Vec<Output>,
-    ) {
+    /// The peer's BACKREQ, as the dialogue read it (`asked`).
+    fn on_back_req(&mut self, now: Instant, asked: Meaning, out: &mut Out) {
+        let Meaning::BackRequested {
+            move_number,
+            color,
+            ply,
+            in_game,
+        } = asked
+        else {
+            return;
+        };
         let Some(play) = self.play.as_mut() else {
             return;
         };
         let number = play.info.number;
         match self.policy {
-            TakeBackPolicy::NotSupported => {
-                self.refuse_take_back(number, BackAccCode::NotSupported, out);
-            }
-            TakeBackPolicy::Decline => self.refuse_take_back(number, BackAccCode::Declined, out),
+            TakeBackPolicy::NotSupported => self.refuse_take_back(BackAccCode::NotSupported, out),
+            TakeBackPolicy::Decline => self.refuse_take_back(BackAccCode::Declined, out),
             TakeBackPolicy::Accept if in_game => self.grant_take_back(now, out),
             TakeBackPolicy::Ask if in_game && play.peer_backreq.is_none() => {
                 play.peer_backreq = Some(now + self.timeouts.take_back_answer);
@@ -771,25 +710,15 @@ impl PlayerMachine {
             TakeBackPolicy::Accept | TakeBackPolicy::Ask => {
                 // This K2 answers the peer's latest BACKREQ: none is left for the user.
                 play.peer_backreq = None;
-                self.refuse_take_back(number, BackAccCode::Declined, out);
+                self.refuse_take_back(BackAccCode::Declined, out);
             }
         }
     }
 
     // ---- our side ------------------------------------------------------------------------
 
-    fn on_move_chosen(
-        &mut self,
-        now: Instant,
-        ticket: u64,
-        mv: Option<Move>,
-        out: &mut Vec<Output>,
-    ) {
-        let Some(play) = self
-            .play
-            .as_mut()
-            .filter(|play| play.thinking == Some(ticket))
-        else {
+    fn on_move_chosen(&mut self, now: Instant, ticket: u64, mv: Option<Move>, out: &mut Out) {
+        let Some(play) = (self.play.as_mut()).filter(|play| play.thinking == Some(ticket)) else {
             return;
         };
         play.thinking = None;
@@ -803,7 +732,7 @@ impl PlayerMachine {
                 self.end_ours(now, EndReason::GiveUp, Some(verdict), out);
             }
             Some(mv) => {
-                let spent = play.charge(play.our_color(), now, self.timeouts.clock_grace);
+                let spent = play.clock.charge(play.our_color(), now);
                 let before = *self.dialogue.current().position();
                 self.send(out, move_to_wire(&mv, spent));
                 self.played(&before, mv, spent, Side::Us, out);
@@ -812,12 +741,10 @@ impl PlayerMachine {
         }
     }
 
-    fn on_command(&mut self, now: Instant, command: Command, out: &mut Vec<Output>) {
-        let reject = |why: &str, out: &mut Vec<Output>| {
-            out.push(Output::Event(Event::CommandRejected {
-                command: command.to_string(),
-                why: why.to_owned(),
-            }));
+    fn on_command(&mut self, now: Instant, command: Command, out: &mut Out) {
+        let reject = |why: &str, out: &mut Out| {
+            let (command, why) = (command.to_string(), why.to_owned());
+            out.push(Output::Event(Event::CommandRejected { command, why }));
         };
         let in_game = self.in_game();
         match &command {
@@ -859,17 +786,14 @@ impl PlayerMachine {
                 match play.peer_backreq.take() {
                     None => reject("no take-back was asked", out),
                     Some(_) if *accept => self.grant_take_back(now, out),
-                    Some(_) => {
-                        let number = play.info.number;
-                        self.refuse_take_back(number, BackAccCode::Declined, out);
-                    }
+                    Some(_) => self.refuse_take_back(BackAccCode::Declined, out),
                 }
             }
         }
     }
 
     /// The user asked to stop: end the game on our turn, or after it, or close now.
-    fn on_stop(&mut self, now: Instant, out: &mut Vec<Output>) {
+    fn on_stop(&mut self, now: Instant, out: &mut Out) {
         self.want_stop = true;
         match self.phase() {
             PhaseKind::OurTurn => {
@@ -877,10 +801,8 @@ impl PlayerMachine {
                 self.end_ours(now, pending.unwrap_or(EndReason::NoReason), None, out);
             }
             PhaseKind::TheirTurn | PhaseKind::AwaitingGameAcc => {
-                out.push(Output::Event(Event::EndPending {
-                    reason: EndReason::NoReason,
-                    stop: true,
-                }));
+                let (reason, stop) = (EndReason::NoReason, true);
+                out.push(Output::Event(Event::EndPending { reason, stop }));
             }
             // Our GAMEEND is out; the session closes after its acknowledgement.
             PhaseKind::AwaitingEndAck => {}
@@ -894,13 +816,15 @@ impl PlayerMachine {
         &mut self,
         now: Instant,
         ply: usize,
-        out: &mut Vec<Output>,
+        out: &mut Out,
     ) -> Result<(), &'static str> {
-        if self
-            .play
-            .as_ref()
-            .is_some_and(|play| play.our_backreq.is_some())
-        {
+        if matches!(
+            self.play,
+            Some(Play {
+                our_backreq: Some(_),
+                ..
+            })
+        ) {
             return Err("a take-back is already asked");
         }
         let game = self.dialogue.current();
@@ -925,7 +849,7 @@ impl PlayerMachine {
         Ok(())
     }
 
-    fn on_tick(&mut self, now: Instant, out: &mut Vec<Output>) {
+    fn on_tick(&mut self, now: Instant, out: &mut Out) {
         let reply_secs = self.timeouts.reply.as_secs();
         let due = self.deadline.is_some_and(|due| now >= due);
         match self.phase() {
@@ -947,24 +871,22 @@ impl PlayerMachine {
             PhaseKind::AwaitingEndAck if due => {
                 let what = format!("no GAMEEND acknowledgement within {reply_secs} s");
                 violation(what, None, false, ViolationAction::Ignored, out);
-                let stop = self.our_stop_code();
-                self.after_game(now, stop, out);
+                self.after_game(now, out);
             }
             PhaseKind::OurTurn | PhaseKind::TheirTurn => self.tick_game(now, out),
             _ => {}
         }
     }
 
-    fn tick_game(&mut self, now: Instant, out: &mut Vec<Output>) {
+    fn tick_game(&mut self, now: Instant, out: &mut Out) {
         let their_turn = self.dialogue.to_move() == Some(PEER);
         let Some(play) = self.play.as_mut() else {
             return;
         };
         let due = |deadline: &mut Option<Instant>| deadline.take_if(|due| now >= *due).is_some();
-        let number = play.info.number;
         let (peer_backreq, our_backreq) = (due(&mut play.peer_backreq), due(&mut play.our_backreq));
         if peer_backreq {
-            self.refuse_take_back(number, BackAccCode::Declined, out);
+            self.refuse_take_back(BackAccCode::Declined, out);
         }
         if our_backreq {
             self.dialogue.withdraw_back_request(US);
@@ -978,16 +900,14 @@ impl PlayerMachine {
         if !their_turn || play.peer_deadline.is_none_or(|due| now < due) {
             return;
         }
-        let waited = now.saturating_duration_since(play.clock.turn_since());
+        let waited = now.saturating_duration_since(play.clock.since);
         let their = play.their_color();
-        play.charge(their, now, self.timeouts.clock_grace);
+        play.clock.charge(their, now);
+        let (by, seconds) = (their, waited.as_secs());
         let termination = if play.info.time_per_player().is_some() {
-            Termination::TimeForfeit { loser: their }
+            Termination::TimeForfeit { loser: by }
         } else {
-            Termination::Silent {
-                by: their,
-                seconds: waited.as_secs(),
-            }
+            Termination::Silent { by, seconds }
         };
         let what = format!("no move within {} s", waited.as_secs());
         violation(what, None, true, ViolationAction::Closed, out);
@@ -1001,14 +921,12 @@ impl PlayerMachine {
     /// Counts what the peer's last input cost against the [`NoiseBudget`] (`noisy`, or a
     /// violation among `out`), keeps the CHAT replies within their rate, and ends the game
     /// (GAMEEND, stop code `1`) and the connection once the budget is spent.
-    fn count_noise(&mut self, now: Instant, noisy: bool, out: &mut Vec<Output>) {
-        let violations = out
-            .iter()
-            .filter(|output| {
-                matches!(output, Output::Event(Event::Violation(v))
-                    if v.action != ViolationAction::Tolerated)
-            })
-            .count() as u32;
+    fn count_noise(&mut self, now: Instant, noisy: bool, out: &mut Out) {
+        let counted = |output: &&Output| {
+            matches!(output, Output::Event(Event::Violation(v))
+                if v.action != ViolationAction::Tolerated)
+        };
+        let violations = out.iter().filter(counted).count() as u32;
         if self.is_closed() {
             return;
         }
@@ -1034,7 +952,7 @@ impl PlayerMachine {
 
     // ---- transitions ---------------------------------------------------------------------
 
-    fn request_next(&mut self, now: Instant, out: &mut Vec<Output>) {
+    fn request_next(&mut self, now: Instant, out: &mut Out) {
         if self.want_stop {
             return self.close(CloseReason::StopRequested, out);
         }
@@ -1050,10 +968,8 @@ impl PlayerMachine {
             settings.start.as_ref(),
         );
         self.send(out, request);
-        out.push(Output::Event(Event::GameRequested {
-            number: self.games_started + 1,
-            settings,
-        }));
+        let number = self.games_started + 1;
+        out.push(Output::Event(Event::GameRequested { number, settings }));
         self.deadline = Some(now + self.timeouts.reply);
     }
 
@@ -1062,22 +978,20 @@ impl PlayerMachine {
     }
 
     /// The dialogue started a game with `peer` (`observed`: its meaning) as the GAMEREQ says.
-    fn begin_game(&mut self, now: Instant, peer: Name, observed: Observed, out: &mut Vec<Output>) {
-        let Some(Meaning::Started { start, request, .. }) = observed.meaning else {
+    fn begin_game(&mut self, now: Instant, peer: Name, observed: Observed, out: &mut Out) {
+        let meaning = observed.meaning;
+        let (Some(Meaning::Started { start, request, .. }), Some(our_color)) =
+            (meaning, self.dialogue.color_of(US))
+        else {
             return;
         };
         self.games_started += 1;
-        let (role, follower) = (self.role.role(), color_from_wire(request.follower_color));
         let info = GameInfo {
             number: self.games_started,
-            role,
+            role: self.role.role(),
             our_name: self.name.trimmed().to_owned(),
             peer_name: peer.trimmed().to_owned(),
-            our_color: if role == Role::Follower {
-                follower
-            } else {
-                !follower
-            },
+            our_color,
             minutes: request.minutes.get(),
             move_limit: request.move_limit.limit(),
             start,
@@ -1085,7 +999,7 @@ impl PlayerMachine {
         out.push(Output::NewGame(info.clone()));
         out.push(Output::Event(Event::GameStarted(info.clone())));
         self.deadline = None;
-        self.play = Some(Play::new(info, now));
+        self.play = Some(Play::new(info, self.timeouts.clock_grace, now));
         self.start_turn(now, out);
     }
 
@@ -1095,7 +1009,7 @@ impl PlayerMachine {
         let their_turn = self.dialogue.to_move() == Some(PEER);
         if let Some(play) = self.play.as_mut()
             && their_turn
-            && at > play.clock.turn_since()
+            && at > play.clock.since
         {
             play.clock.charge(play.info.our_color, at);
             play.peer_deadline = play.peer_deadline(&self.timeouts, at);
@@ -1103,63 +1017,70 @@ impl PlayerMachine {
     }
 
     /// The side to move changed (or may move again): think, end the game, or wait.
-    fn start_turn(&mut self, now: Instant, out: &mut Vec<Output>) {
+    fn start_turn(&mut self, now: Instant, out: &mut Out) {
         let our_turn = self.our_turn();
         let Some(play) = self.play.as_mut() else {
             return;
         };
-        if !our_turn {
-            play.peer_deadline = play.peer_deadline(&self.timeouts, now);
-            return;
-        }
-        play.peer_deadline = None;
-        if play.our_backreq.is_some() || play.thinking.is_some() {
+        play.peer_deadline = if our_turn {
+            None
+        } else {
+            play.peer_deadline(&self.timeouts, now)
+        };
+        if !our_turn || play.our_backreq.is_some() || play.thinking.is_some() {
             return;
         }
         if let Some(reason) = self.our_end_reason() {
             return self.end_ours(now, reason, None, out);
         }
         self.next_ticket += 1;
-        let game = self.dialogue.current();
+        let (ticket, game) = (self.next_ticket, self.dialogue.current());
         let Some(play) = self.play.as_mut() else {
             return;
         };
-        play.thinking = Some(self.next_ticket);
+        play.thinking = Some(ticket);
+        let clock = play.clock_state(game);
+        let game = game.clone();
         out.push(Output::StartThinking(ThinkRequest {
-            ticket: self.next_ticket,
-            game: game.clone(),
-            clock: play.clock_state(game),
+            ticket,
+            game,
+            clock,
         }));
+    }
+
+    /// The result of the game ended by `ender`'s GAMEEND with `reason`: the rules', the
+    /// GAMEEND's, or for reason `0` a loss on time or the move limit.
+    fn verdict(&self, ender: Color, reason: EndReason) -> Ending {
+        if let Some(verdict) = self.dialogue.rules_ending() {
+            return verdict;
+        }
+        let (game, play) = (self.dialogue.current(), self.play.as_ref());
+        let flagged = play.and_then(|play| play.clock.flagged);
+        let limit = play.and_then(|play| play.info.move_limit.filter(|_| play.limit_reached(game)));
+        match (claim_ending(ender, reason), flagged, limit) {
+            ((Some(result), termination), ..) => (result, termination),
+            (_, Some(loser), _) => (win(!loser), Termination::TimeForfeit { loser }),
+            (_, _, Some(moves)) => (GameResult::Unfinished, Termination::MoveLimit { moves }),
+            ((None, termination), ..) => (GameResult::Unfinished, termination),
+        }
     }
 
     /// Why we end the game now, on our turn, if we do.
     fn our_end_reason(&self) -> Option<EndReason> {
         let (game, play) = (self.dialogue.current(), self.play.as_ref()?);
-        if !game.position().has_legal_move() {
-            Some(EndReason::GiveUp)
-        } else if matches!(self.dialogue.rules_ending(), Some((GameResult::Draw, _))) {
-            Some(EndReason::Draw)
-        } else if (self.end_on_time && play.flagged == Some(play.their_color()))
-            || (self.end_at_move_limit && play.limit_reached(game))
-        {
-            Some(EndReason::NoReason)
-        } else if let Some(reason) = play.pending_end {
-            Some(reason)
-        } else if self.want_stop {
+        let out_of_time = self.end_on_time && play.clock.flagged == Some(play.their_color());
+        if let Some((result, _)) = self.dialogue.rules_ending() {
+            Some(claim_reason(play.our_color(), result))
+        } else if out_of_time || (self.end_at_move_limit && play.limit_reached(game)) {
             Some(EndReason::NoReason)
         } else {
-            None
+            play.pending_end
+                .or(self.want_stop.then_some(EndReason::NoReason))
         }
     }
 
     /// We send the first GAMEEND (on our turn, or because the peer broke the protocol).
-    fn end_ours(
-        &mut self,
-        now: Instant,
-        reason: EndReason,
-        verdict: Option<(GameResult, Termination)>,
-        out: &mut Vec<Output>,
-    ) {
+    fn end_ours(&mut self, now: Instant, reason: EndReason, ending: Option<Ending>, out: &mut Out) {
         self.stop_thinking(out);
         let stop = self.our_stop_code();
         self.send(out, game_end(reason, stop));
@@ -1167,49 +1088,41 @@ impl PlayerMachine {
             return;
         };
         let (result, termination) =
-            verdict.unwrap_or_else(|| play.verdict(&self.dialogue, play.our_color(), reason));
+            ending.unwrap_or_else(|| self.verdict(play.our_color(), reason));
         self.finish_game(result, termination, out);
         self.deadline = Some(now + self.timeouts.reply);
     }
 
     /// Accepts the peer's BACKREQ (`K0`) and goes back to the position it asked for.
-    fn grant_take_back(&mut self, now: Instant, out: &mut Vec<Output>) {
+    fn grant_take_back(&mut self, now: Instant, out: &mut Out) {
         let code = BackAccCode::Accepted;
-        if let Some(Meaning::TakenBack { ply, before, .. }) =
-            self.send(out, BackAcc { code }).meaning
-        {
+        if let Some(Meaning::TakenBack { ply, before }) = self.send(out, BackAcc { code }).meaning {
             self.take_back(now, ply, before, Side::Peer, out);
         }
     }
 
     /// The dialogue went back to the position at `ply`, `before` having been to move.
-    fn take_back(
-        &mut self,
-        now: Instant,
-        ply: usize,
-        before: Color,
-        requested_by: Side,
-        out: &mut Vec<Output>,
-    ) {
+    fn take_back(&mut self, now: Instant, ply: usize, before: Color, by: Side, out: &mut Out) {
         self.stop_thinking(out);
         let Some(play) = self.play.as_mut() else {
             return;
         };
-        play.charge(before, now, self.timeouts.clock_grace);
+        play.clock.charge(before, now);
         play.seconds.truncate(ply);
         out.push(Output::Event(Event::TakeBackDone {
             number: play.info.number,
-            requested_by,
+            requested_by: by,
             ply,
             position: *self.dialogue.current().position(),
         }));
         self.start_turn(now, out);
     }
 
-    /// The game is over and the GAMEEND handshake done: next game, or close.
-    fn after_game(&mut self, now: Instant, stop: bool, out: &mut Vec<Output>) {
+    /// The game is over and the GAMEEND handshake done: next game, or close when either side
+    /// asked to stop.
+    fn after_game(&mut self, now: Instant, out: &mut Out) {
         self.play = None;
-        if stop {
+        if self.dialogue.stopping() || self.our_stop_code() {
             let reason = self.stop_reason();
             return self.close(reason, out);
         }
@@ -1219,7 +1132,7 @@ impl PlayerMachine {
         }
     }
 
-    fn close(&mut self, reason: CloseReason, out: &mut Vec<Output>) {
+    fn close(&mut self, reason: CloseReason, out: &mut Out) {
         out.push(Output::Close);
         out.push(Output::Event(Event::Closed(reason.clone())));
         self.close_reason = Some(reason);
@@ -1230,14 +1143,7 @@ impl PlayerMachine {
     // ---- helpers -------------------------------------------------------------------------
 
     /// `mv` was played from `before` (the dialogue's position is after it).
-    fn played(
-        &mut self,
-        before: &Position,
-        mv: Move,
-        spent: Duration,
-        by: Side,
-        out: &mut Vec<Output>,
-    ) {
+    fn played(&mut self, before: &Position, mv: Move, spent: Duration, by: Side, out: &mut Out) {
         let game = self.dialogue.current();
         let Some(play) = self.play.as_mut() else {
             return;
@@ -1257,7 +1163,7 @@ impl PlayerMachine {
         })));
     }
 
-    fn stop_thinking(&mut self, out: &mut Vec<Output>) {
+    fn stop_thinking(&mut self, out: &mut Out) {
         if let Some(play) = self.play.as_mut()
             && play.thinking.take().is_some()
         {
@@ -1265,7 +1171,7 @@ impl PlayerMachine {
         }
     }
 
-    fn finish_game(&self, result: GameResult, termination: Termination, out: &mut Vec<Output>) {
+    fn finish_game(&self, result: GameResult, termination: Termination, out: &mut Out) {
         if let Some(play) = &self.play {
             let record = play.record(self.dialogue.current(), result, termination);
             out.push(Output::Event(Event::GameOver(Box::new(record))));
@@ -1274,7 +1180,7 @@ impl PlayerMachine {
 
     /// The game stops without a GAMEEND (`termination`, unfinished, unless the rules decided
     /// it already).
-    fn abandon(&mut self, termination: Termination, out: &mut Vec<Output>) {
+    fn abandon(&mut self, termination: Termination, out: &mut Out) {
         self.stop_thinking(out);
         let (result, termination) =
             (self.dialogue.rules_ending()).unwrap_or((GameResult::Unfinished, termination));
@@ -1282,21 +1188,20 @@ impl PlayerMachine {
     }
 
     /// Sends `message`, and follows it in the dialogue.
-    fn send(&mut self, out: &mut Vec<Output>, message: impl Into<Message>) -> Observed {
+    fn send(&mut self, out: &mut Out, message: impl Into<Message>) -> Observed {
         let message = message.into();
         let observed = self.dialogue.observe(US, &message);
         out.push(Output::Send(message));
         observed
     }
 
-    /// Answers the peer's BACKREQ in game `number` with `code` (not `K0`) and says so.
-    fn refuse_take_back(&mut self, number: u32, code: BackAccCode, out: &mut Vec<Output>) {
+    /// Answers the peer's BACKREQ with `code` (not `K0`) and says so.
+    fn refuse_take_back(&mut self, code: BackAccCode, out: &mut Out) {
+        let Some(number) = self.play.as_ref().map(|play| play.info.number) else {
+            return;
+        };
         self.send(out, BackAcc { code });
-        out.push(Output::Event(Event::TakeBackRefused {
-            number,
-            requested_by: Side::Peer,
-            code,
-        }));
+        take_back_refused(number, Side::Peer, code, out);
     }
 
     /// Whether a game runs and we are to move.
@@ -1340,13 +1245,22 @@ fn raw_of(message: &Message) -> Option<RawBytes> {
         .map(|frame| frame.raw())
 }
 
+/// Says that the take-back `requested_by` asked for in game `number` was refused with `code`.
+fn take_back_refused(number: u32, requested_by: Side, code: BackAccCode, out: &mut Out) {
+    out.push(Output::Event(Event::TakeBackRefused {
+        number,
+        requested_by,
+        code,
+    }));
+}
+
 /// Reports a violation, telling the peer by CHAT if `tell`.
 fn violation(
     what: String,
     raw: Option<RawBytes>,
     tell: bool,
     action: ViolationAction,
-    out: &mut Vec<Output>,
+    out: &mut Out,
 ) {
     if tell && let Some(chat) = chat_messages(&format!("error: {what}")).into_iter().next() {
         out.push(Output::Send(chat.into()));

@@ -6,15 +6,10 @@
 //! end of each party's stream to [`Monitor::closed`]. Each call returns an [`Observation`]:
 //! what the frame means for the game in words (`game 1: 12... 19x28`) and the
 //! [`Finding`]s, if any. The monitor never sends, never blocks and never panics; whatever a
-//! party sends, it keeps following. The rules are the dialogue's
-//! [`Observer`]; the monitor words what it says, and counts each
-//! party's noise.
-//!
-//! What it flags is the observer's rules ([`FindingKind`], each described there); noise only
-//! with the frames' times ([`Monitor::frame_at`]), once per party, at the [`NoiseBudget`] a
-//! damx player or referee would end the connection at.
-//!
-//! The Initiator is the party that sends the first GAMEREQ.
+//! party sends, it keeps following. The rules are the dialogue's [`Observer`] (what it flags
+//! is a [`FindingKind`], each described there); the monitor words what the observer says, and
+//! flags noise with the frames' times ([`Monitor::frame_at`]), once per party, at the
+//! [`NoiseBudget`] a damx player or referee would end the connection at.
 //!
 //! ```
 //! use damx_session::monitor::{FindingKind, Monitor, Party};
@@ -40,7 +35,7 @@ use std::fmt;
 use std::time::Instant;
 
 use damx_rules::{Color, Game, Position};
-use damx_wire::{EndReason, Message};
+use damx_wire::{EndReason, GameReq, Message};
 
 use crate::config::NoiseBudget;
 use crate::convert::{color_from_wire, start_position};
@@ -77,32 +72,23 @@ pub struct Observation {
 
 impl Observation {
     fn flag(&mut self, kind: FindingKind, by: Party, what: impl Into<String>) {
-        self.findings.push(Finding {
-            kind,
-            by,
-            what: what.into(),
-        });
+        let what = what.into();
+        self.findings.push(Finding { kind, by, what });
     }
 }
 
 /// Follows a DXP dialogue between two parties; see the module documentation.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Monitor {
     observer: Observer,
     /// Each party's noise, and whether it was flagged.
     noise: [(NoiseMeter, bool); 2],
 }
 
-impl Default for Monitor {
-    fn default() -> Monitor {
-        Monitor::new()
-    }
-}
-
 impl Monitor {
     /// A monitor at the start of a connection, with the default [`NoiseBudget`].
     pub fn new() -> Monitor {
-        Monitor::with_budget(NoiseBudget::default())
+        Monitor::default()
     }
 
     /// A monitor at the start of a connection that flags noise past `budget`.
@@ -122,11 +108,6 @@ impl Monitor {
     /// The position of the game running, if one is.
     pub fn game(&self) -> Option<&Game> {
         self.observer.game()
-    }
-
-    /// The colour `party` plays in the running game.
-    pub fn color_of(&self, party: Party) -> Option<Color> {
-        self.observer.color_of(party)
     }
 
     /// One frame from `from`: the decoded message, or why the frame is not one (any error
@@ -198,85 +179,56 @@ impl Monitor {
     }
 
     fn note(&self, from: Party, meaning: Meaning) -> String {
+        let (number, game) = (self.observer.number(), self.observer.current());
         match meaning {
             Meaning::Chat(text) => format!("{from} chats: {text}"),
-            Meaning::Requested { number, request } => {
-                let follower_color = color_from_wire(request.follower_color);
-                let limit = match request.move_limit.limit() {
-                    Some(moves) => format!("{moves} moves"),
-                    None => "no move limit".to_owned(),
-                };
-                let start = match start_position(&request.start) {
-                    Ok(position) if position == Position::initial() => "normal start".to_owned(),
-                    Ok(position) => format!("start {}", position.to_fen()),
-                    Err(error) => error.to_string(),
-                };
-                format!(
-                    "{from} asks for game {number}: {} plays {follower_color}, {} min, {limit}, \
-                     {start}",
-                    from.other(),
-                    request.minutes.get()
-                )
+            Meaning::Requested { request } => {
+                let settings = settings_words(from.other(), &request);
+                format!("{from} asks for game {number}: {settings}")
             }
-            Meaning::Refused { number, code } => {
-                format!(
-                    "{from} refuses game {number} (code {})",
-                    char::from(code.digit())
-                )
+            Meaning::Refused { code } => {
+                let digit = char::from(code.digit());
+                format!("{from} refuses game {number} (code {digit})")
             }
-            Meaning::Started {
-                number,
-                white,
-                start,
-                ..
-            } => format!(
+            Meaning::Started { white, start, .. } => format!(
                 "game {number} starts: {white} white, {} black, {} to move",
                 white.other(),
                 start.side_to_move()
             ),
-            Meaning::StrayRefused { number } => {
-                format!("{from} refuses the GAMEREQ during game {number}")
-            }
-            Meaning::Moved {
-                number,
-                ply,
-                before,
-                mv,
-                outcome,
-            } => {
-                let first_black = self
-                    .observer
-                    .game()
-                    .is_some_and(|game| game.start().side_to_move() == Color::Black);
-                let move_number = (ply + usize::from(first_black)).div_ceil(2);
+            Meaning::StrayRefused => format!("{from} refuses the GAMEREQ during game {number}"),
+            Meaning::Moved { before, mv } => {
+                let first_black = game.start().side_to_move() == Color::Black;
+                let move_number = (game.ply() + usize::from(first_black)).div_ceil(2);
                 let dots = if before.side_to_move() == Color::White {
                     "."
                 } else {
                     "..."
                 };
                 let text = before.move_text(&mv);
-                let outcome = outcome.map(|o| format!(" ({o})")).unwrap_or_default();
+                let outcome = (game.outcome()).map_or_else(String::new, |o| format!(" ({o})"));
                 format!("game {number}: {move_number}{dots} {text}{outcome}")
             }
-            Meaning::Ended {
-                number,
-                reason,
-                stop,
-            } => format!(
-                "{from} ends game {number} ({}{})",
-                reason_words(reason),
-                if stop { ", and stops" } else { "" }
-            ),
-            Meaning::Acknowledged {
-                number,
-                plies,
-                stopped,
-            } => format!(
-                "{from} acknowledges: game {number} over after {plies} moves{}",
-                if stopped { ", the session stops" } else { "" }
-            ),
+            Meaning::Ended { reason } => {
+                let stops = if self.observer.stopping() {
+                    ", and stops"
+                } else {
+                    ""
+                };
+                format!(
+                    "{from} ends game {number} ({}{stops})",
+                    reason_words(reason)
+                )
+            }
+            Meaning::Acknowledged => {
+                let stops = if self.observer.stopping() {
+                    ", the session stops"
+                } else {
+                    ""
+                };
+                let plies = game.ply();
+                format!("{from} acknowledges: game {number} over after {plies} moves{stops}")
+            }
             Meaning::BackRequested {
-                number,
                 move_number,
                 color,
                 ply,
@@ -287,20 +239,32 @@ impl Monitor {
                 if in_game { "" } else { ", not in the game" }
             ),
             Meaning::BackRefused { code } => {
-                format!(
-                    "{from} refuses the take-back (code {})",
-                    char::from(code.digit())
-                )
+                let digit = char::from(code.digit());
+                format!("{from} refuses the take-back (code {digit})")
             }
-            Meaning::TakenBack { number, ply, .. } => format!(
-                "{from} accepts: game {number} back to ply {ply}, {} to move",
-                self.observer
-                    .game()
-                    .map_or(Color::White, |game| game.position().side_to_move())
-            ),
+            Meaning::TakenBack { ply, .. } => {
+                let to_move = game.position().side_to_move();
+                format!("{from} accepts: game {number} back to ply {ply}, {to_move} to move")
+            }
             Meaning::Closed => format!("{from} closed the connection"),
         }
     }
+}
+
+/// A GAMEREQ's settings in words, `follower` being the party asked to play.
+fn settings_words(follower: Party, request: &GameReq) -> String {
+    let follower_color = color_from_wire(request.follower_color);
+    let limit = match request.move_limit.limit() {
+        Some(moves) => format!("{moves} moves"),
+        None => "no move limit".to_owned(),
+    };
+    let start = match start_position(&request.start) {
+        Ok(position) if position == Position::initial() => "normal start".to_owned(),
+        Ok(position) => format!("start {}", position.to_fen()),
+        Err(error) => error.to_string(),
+    };
+    let minutes = request.minutes.get();
+    format!("{follower} plays {follower_color}, {minutes} min, {limit}, {start}")
 }
 
 fn reason_words(reason: EndReason) -> &'static str {

@@ -4,28 +4,15 @@
 //! The player ([`PlayerMachine`](crate::PlayerMachine)), the referee
 //! ([`RefereeMachine`](crate::referee::RefereeMachine)) and the [`monitor`](crate::monitor)
 //! each keep their own state and decide what to do about a message (tolerate, answer, end,
-//! forfeit, flag); the rules of DXP they share are written here once:
-//!
-//! - [`game_request`]: the GAMEREQ for a game's settings (clamped to what the fields hold, the
-//!   normal start as `A`), and [`game_answer`]: what a GAMEACC code says, and whether another
-//!   game may be asked for after it;
-//! - [`frame_fault`]: how bad a frame that is not a message is ([`FrameFault`]): a lone NUL or a
-//!   frame cut by the end of the stream carries nothing, a broken CHAT changes no state, anything
-//!   else breaks the dialogue;
-//! - [`game_end`]: a GAMEEND; [`acknowledgement`], the GAMEEND that answers
-//!   one (reason `0`, stop code `1` when either side asks to stop); [`SEND_AWAY`], the one that
-//!   ends a game with a peer that is silent or too noisy;
-//! - `Clock`: the time each side used, charged from the start of its turn to its move;
-//! - [`Observer::rules_ending`] and [`claim_ending`]: how a game ended, first by the rules
-//!   (with a draw rule met since the last take-back), else by the first GAMEEND's reason, in
-//!   the one vocabulary of [`Termination`] (whose
-//!   [`reason`](Termination::reason) is the stable word results files use);
-//! - [`Observer`]: one dialogue followed from outside, message by message from either end:
-//!   its phase, position and take-back request, what each message means ([`Meaning`]) and
-//!   which rules it breaks ([`Breach`]);
-//! - `is_noise` and `NoiseMeter`: what counts against the [`NoiseBudget`] of one connection
-//!   (bad frames, chats, take-back requests and breaches, a burst and a rate), and the rate of
-//!   CHAT replies.
+//! forfeit, flag). What they share is here: the [`Observer`], which follows one dialogue
+//! message by message from either end and says what each means ([`Meaning`]) and which rules
+//! it breaks ([`Breach`]), with how the rules end its game ([`Observer::rules_ending`]) and
+//! the GAMEEND that acknowledges ([`Observer::acknowledgement`]); beside it the GAMEREQ for a
+//! game's settings ([`game_request`]), what a GAMEACC code says ([`game_answer`]), how bad a
+//! frame that is not a message is ([`frame_fault`]), what a first GAMEEND's reason says
+//! ([`claim_ending`], in the one vocabulary of [`Termination`]) and which reason says a result
+//! (`claim_reason`), the time each side used (`Clock`) and what counts against a connection's
+//! [`NoiseBudget`] (`NoiseMeter`).
 //!
 //! ```
 //! use damx_session::dialogue::{FrameFault, frame_fault};
@@ -129,42 +116,36 @@ pub const fn game_end(reason: EndReason, stop: bool) -> GameEnd {
     GameEnd { reason, stop }
 }
 
-/// The GAMEEND that acknowledges one: reason `0`, and stop code `1` when either side asks to
-/// stop.
-pub const fn acknowledgement(stop: bool) -> GameEnd {
-    game_end(EndReason::NoReason, stop)
-}
-
 /// The GAMEEND that sends a peer away (silent, or too noisy): reason `0`, stop code `1`.
 pub const SEND_AWAY: GameEnd = game_end(EndReason::NoReason, true);
 
-/// The thinking time of both sides: a turn runs from [`Clock::start_turn`] to
-/// [`Clock::charge`], and is charged to the side that moved.
+/// The thinking time of both sides, each against the same budget (`None`: no clock): a turn
+/// runs from its start ([`Clock::since`]) to [`Clock::charge`], and is charged to the side
+/// that moved. A side is out of time once past its budget by more than a grace.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Clock {
+    /// Each side's time for the game, if there is a clock.
+    pub(crate) budget: Option<Duration>,
+    /// How far past its budget a side may go.
+    grace: Duration,
     /// Time used per colour ([`Color::index`]).
-    used: [Duration; 2],
+    pub(crate) used: [Duration; 2],
     /// When the current turn started.
-    since: Instant,
+    pub(crate) since: Instant,
+    /// The first side charged past its budget by more than the grace.
+    pub(crate) flagged: Option<Color>,
 }
 
 impl Clock {
     /// A clock with nothing used; the first turn starts `now`.
-    pub(crate) fn new(now: Instant) -> Clock {
+    pub(crate) fn new(budget: Option<Duration>, grace: Duration, now: Instant) -> Clock {
         Clock {
+            budget,
+            grace,
             used: [Duration::ZERO; 2],
             since: now,
+            flagged: None,
         }
-    }
-
-    /// A turn starts `now` (nothing is charged).
-    pub(crate) fn start_turn(&mut self, now: Instant) {
-        self.since = now;
-    }
-
-    /// When the current turn started.
-    pub(crate) fn turn_since(&self) -> Instant {
-        self.since
     }
 
     /// Charges the time since the turn started to `color`, starts the next turn `now`, and
@@ -173,27 +154,20 @@ impl Clock {
         let spent = now.saturating_duration_since(self.since);
         self.used[color.index()] += spent;
         self.since = now;
+        if self.flagged.is_none() && self.is_past(color) {
+            self.flagged = Some(color);
+        }
         spent
     }
 
-    /// The time `color` used.
-    pub(crate) fn used(&self, color: Color) -> Duration {
-        self.used[color.index()]
+    /// What is left of its budget to `color`.
+    pub(crate) fn remaining(&self, color: Color) -> Option<Duration> {
+        (self.budget).map(|budget| budget.saturating_sub(self.used[color.index()]))
     }
 
-    /// Both sides' time used ([`Color::index`] order).
-    pub(crate) fn all_used(&self) -> [Duration; 2] {
-        self.used
-    }
-
-    /// What is left of `budget` to `color`.
-    pub(crate) fn remaining(&self, budget: Duration, color: Color) -> Duration {
-        budget.saturating_sub(self.used(color))
-    }
-
-    /// Whether `color` is past `budget` by more than `grace`.
-    pub(crate) fn is_past(&self, budget: Duration, grace: Duration, color: Color) -> bool {
-        self.used(color) > budget + grace
+    /// Whether `color` is past its budget by more than the grace.
+    pub(crate) fn is_past(&self, color: Color) -> bool {
+        (self.budget).is_some_and(|budget| self.used[color.index()] > budget + self.grace)
     }
 }
 
@@ -211,6 +185,17 @@ pub fn claim_ending(ender: Color, reason: EndReason) -> (Option<GameResult>, Ter
     }
 }
 
+/// The GAMEEND reason that says `result` from `side`'s seat, as [`claim_ending`] reads it:
+/// `1`, `side` lost; `2`, a draw; `3`, `side` won; `0`, no result.
+pub(crate) fn claim_reason(side: Color, result: GameResult) -> EndReason {
+    match result {
+        GameResult::Draw => EndReason::Draw,
+        GameResult::Unfinished => EndReason::NoReason,
+        result if result == win(side) => EndReason::Win,
+        _ => EndReason::GiveUp,
+    }
+}
+
 /// Whether `message` counts against the [`NoiseBudget`]: a CHAT or a BACKREQ does (and so does
 /// a frame that is not a message), the rest is the dialogue.
 pub(crate) const fn is_noise(message: &Message) -> bool {
@@ -219,7 +204,7 @@ pub(crate) const fn is_noise(message: &Message) -> bool {
 
 /// The noise one connection made so far against its [`NoiseBudget`]: a leaky bucket, the
 /// breaches of the connection, and the CHAT replies of the current second.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct NoiseMeter {
     budget: NoiseBudget,
     /// The bucket's level: one a noise, draining at the budget's rate a second.
@@ -237,10 +222,7 @@ impl NoiseMeter {
     pub(crate) fn new(budget: NoiseBudget) -> NoiseMeter {
         NoiseMeter {
             budget,
-            level: 0.0,
-            at: None,
-            breaches: 0,
-            replies: None,
+            ..NoiseMeter::default()
         }
     }
 
@@ -325,22 +307,24 @@ mod tests {
         assert!(meter.reply_allowed(later(101)), "a new second");
     }
 
-    /// The clock charges the side that moved and starts the next turn.
+    /// The clock charges the side that moved, starts the next turn, and flags the first side
+    /// past its budget and the grace.
     #[test]
     fn the_clock_charges_the_mover() {
         let now = Instant::now();
-        let mut clock = Clock::new(now);
+        let budget = Some(Duration::from_secs(2));
+        let mut clock = Clock::new(budget, Duration::from_secs(1), now);
         let spent = clock.charge(Color::White, now + Duration::from_secs(3));
         assert_eq!(spent, Duration::from_secs(3));
         clock.charge(Color::Black, now + Duration::from_secs(4));
-        assert_eq!(clock.all_used(), [3, 1].map(Duration::from_secs));
-        let budget = Duration::from_secs(2);
-        assert!(clock.is_past(budget, Duration::ZERO, Color::White));
-        assert!(!clock.is_past(budget, Duration::from_secs(1), Color::White));
-        assert_eq!(
-            clock.remaining(budget, Color::Black),
-            Duration::from_secs(1)
-        );
+        assert_eq!(clock.used, [3, 1].map(Duration::from_secs));
+        assert!(!clock.is_past(Color::White), "within the grace");
+        assert_eq!(clock.remaining(Color::Black), Some(Duration::from_secs(1)));
+        clock.charge(Color::White, now + Duration::from_secs(5));
+        assert!(clock.is_past(Color::White));
+        assert_eq!(clock.flagged, Some(Color::White));
+        let no_clock = Clock::new(None, Duration::ZERO, now);
+        assert_eq!(no_clock.remaining(Color::White), None);
     }
 
     /// A GAMEEND's reason, when the rules do not decide.
@@ -363,5 +347,21 @@ mod tests {
             claim_ending(White, EndReason::NoReason),
             (None, Termination::Ended { by: White })
         );
+        for side in [White, Black] {
+            for result in [
+                GameResult::WhiteWins,
+                GameResult::BlackWins,
+                GameResult::Draw,
+            ] {
+                let reason = claim_reason(side, result);
+                assert_eq!(
+                    claim_ending(side, reason).0,
+                    Some(result),
+                    "{side} {reason:?}"
+                );
+            }
+            let reason = claim_reason(side, GameResult::Unfinished);
+            assert_eq!(reason, EndReason::NoReason);
+        }
     }
 }

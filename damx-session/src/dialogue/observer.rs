@@ -25,7 +25,7 @@
 use std::fmt;
 
 use damx_rules::{Color, DrawReason, Game, GameResult, Move, Outcome, Position};
-use damx_wire::{AcceptCode, BackAccCode, EndReason, GameReq, Message, StopCode};
+use damx_wire::{AcceptCode, BackAccCode, EndReason, GameEnd, GameReq, Message, StopCode};
 
 use crate::convert::{
     MoveMatchError, back_request_ply, color_from_wire, match_move, start_position,
@@ -129,72 +129,34 @@ pub struct Breach {
     pub illegal: Option<MoveMatchError>,
 }
 
-impl Breach {
-    fn new(rule: Rule, what: impl Into<String>) -> Breach {
-        let what = what.into();
-        Breach {
-            rule,
-            what,
-            illegal: None,
-        }
-    }
-
-    /// A message that belongs in a game, out of one: out of state, or after the stop.
-    fn outside(what: &str, stopped: bool) -> Breach {
-        let rule = if stopped {
-            Rule::AfterStop
-        } else {
-            Rule::OutOfState
-        };
-        Breach::new(rule, what)
-    }
-}
-
-/// What a message meant for the dialogue.
+/// What a message meant for the dialogue. The game it is about is [`Observer::number`], and
+/// [`Observer::stopping`] says whether a GAMEEND asked to stop.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[expect(missing_docs, reason = "each variant's documentation names its fields")]
 pub enum Meaning {
     /// A CHAT with this text; it changes nothing.
     Chat(String),
-    /// A GAMEREQ for game `number`; its GAMEACC is due.
-    Requested { number: u32, request: GameReq },
-    /// Game `number` was refused with `code`.
-    Refused { number: u32, code: AcceptCode },
-    /// Game `number` of `request` starts from `start`, `white` playing white.
+    /// A GAMEREQ for the next game; its GAMEACC is due.
+    Requested { request: GameReq },
+    /// The game asked for was refused with `code`.
+    Refused { code: AcceptCode },
+    /// The game of `request` starts from `start`, `white` playing white.
     Started {
-        number: u32,
         white: Party,
         start: Position,
         request: GameReq,
     },
-    /// The GAMEREQ during game `number` was refused; the game goes on.
-    StrayRefused { number: u32 },
-    /// The legal move `mv` was played in game `number` from `before`, as ply `ply`; `outcome`
-    /// when the rules now end the game.
-    Moved {
-        number: u32,
-        ply: usize,
-        before: Position,
-        mv: Move,
-        outcome: Option<Outcome>,
-    },
-    /// The first GAMEEND of game `number`, with its reason; `stop` for stop code `1`.
-    Ended {
-        number: u32,
-        reason: EndReason,
-        stop: bool,
-    },
-    /// The acknowledgement: game `number` is over after `plies` moves; `stopped` when either
-    /// GAMEEND had stop code `1` (only CHATs may follow).
-    Acknowledged {
-        number: u32,
-        plies: usize,
-        stopped: bool,
-    },
-    /// A BACKREQ in game `number` for `move_number` with `color` to move: the position at
-    /// `ply`, which is in the game when `in_game`.
+    /// The GAMEREQ during the game was refused; the game goes on.
+    StrayRefused,
+    /// The legal move `mv` was played from `before` (the rules may now end the game).
+    Moved { before: Position, mv: Move },
+    /// The first GAMEEND of the game, with its reason.
+    Ended { reason: EndReason },
+    /// The acknowledgement: the game is over (after a stop code `1`, only CHATs may follow).
+    Acknowledged,
+    /// A BACKREQ for `move_number` with `color` to move: the position at `ply`, which is in the
+    /// game when `in_game`.
     BackRequested {
-        number: u32,
         move_number: u16,
         color: Color,
         ply: usize,
@@ -202,12 +164,8 @@ pub enum Meaning {
     },
     /// A take-back was refused with `code`.
     BackRefused { code: BackAccCode },
-    /// A take-back was accepted: game `number` is back at `ply`; `before` was to move.
-    TakenBack {
-        number: u32,
-        ply: usize,
-        before: Color,
-    },
+    /// A take-back was accepted: the game is back at `ply`; `before` was to move.
+    TakenBack { ply: usize, before: Color },
     /// The party closed its end, with no game at stake.
     Closed,
 }
@@ -230,21 +188,24 @@ impl Observed {
     }
 
     fn breach(rule: Rule, what: impl Into<String>) -> Observed {
-        Observed::broke(Breach::new(rule, what))
+        let mut observed = Observed::default();
+        observed.push(rule, what);
+        observed
     }
 
-    fn broke(breach: Breach) -> Observed {
-        Observed {
-            meaning: None,
-            breaches: vec![breach],
-        }
+    fn push(&mut self, rule: Rule, what: impl Into<String>) {
+        let (what, illegal) = (what.into(), None);
+        self.breaches.push(Breach {
+            rule,
+            what,
+            illegal,
+        });
     }
 }
 
 /// A game being followed.
 #[derive(Clone, Debug)]
 struct Followed {
-    number: u32,
     /// The party playing white.
     white: Party,
     /// Each party's BACKREQ waiting for the other's answer: the ply asked for
@@ -268,16 +229,13 @@ impl Followed {
 }
 
 /// Where the dialogue stands.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 enum Phase {
     /// Between games: the Initiator may send a GAMEREQ.
+    #[default]
     Idle,
-    /// A GAMEREQ for game `number` from `by` waits for its GAMEACC.
-    Requested {
-        number: u32,
-        by: Party,
-        request: GameReq,
-    },
+    /// A GAMEREQ from `by` waits for its GAMEACC.
+    Requested { by: Party, request: GameReq },
     /// A game runs.
     Playing(Followed),
     /// `first` sent the first GAMEEND; the other party owes the acknowledgement.
@@ -291,7 +249,7 @@ enum Phase {
 }
 
 /// The dialogue of one connection, followed; see the module documentation.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Observer {
     phase: Phase,
     /// The running game, or the last one (the normal start before the first).
@@ -304,23 +262,10 @@ pub struct Observer {
     drawn: Option<(usize, DrawReason)>,
 }
 
-impl Default for Observer {
-    fn default() -> Observer {
-        Observer::new()
-    }
-}
-
 impl Observer {
     /// An observer at the start of a connection.
     pub fn new() -> Observer {
-        Observer {
-            phase: Phase::Idle,
-            game: Game::new(Position::initial()),
-            initiator: None,
-            games: 0,
-            closed: [false; 2],
-            drawn: None,
-        }
+        Observer::default()
     }
 
     /// An observer at the start of a connection whose Initiator is known: a GAMEREQ from the
@@ -330,6 +275,12 @@ impl Observer {
             initiator: Some(initiator),
             ..Observer::new()
         }
+    }
+
+    /// The number of the game asked for last (from 1; 0 before the first GAMEREQ): the running
+    /// game's, or the last one's.
+    pub fn number(&self) -> u32 {
+        self.games
     }
 
     /// The party that sent the first GAMEREQ, once one has.
@@ -370,6 +321,12 @@ impl Observer {
             self.phase,
             Phase::Stopped | Phase::Ending { stop: true, .. }
         )
+    }
+
+    /// The GAMEEND that acknowledges the first GAMEEND of the handshake: reason `0`, and stop
+    /// code `1` when that one asked to stop, or `stop`.
+    pub fn acknowledgement(&self, stop: bool) -> GameEnd {
+        super::game_end(EndReason::NoReason, stop || self.stopping())
     }
 
     /// The colour `party` plays in the running game.
@@ -426,147 +383,122 @@ impl Observer {
         if std::mem::replace(&mut self.closed[by.index()], true) {
             return Observed::default();
         }
-        let (rule, what, number) = match &self.phase {
-            Phase::Playing(followed) => (Rule::ClosedInGame, "during", followed.number),
-            Phase::Ending {
-                first, followed, ..
-            } if by != *first => (
-                Rule::MissingAck,
-                "without acknowledging the GAMEEND of",
-                followed.number,
-            ),
+        let (rule, what) = match &self.phase {
+            Phase::Playing(_) => (Rule::ClosedInGame, "during"),
+            Phase::Ending { first, .. } if by != *first => {
+                (Rule::MissingAck, "without acknowledging the GAMEEND of")
+            }
             _ => return Observed::meaning(Meaning::Closed),
         };
         self.phase = Phase::Stopped;
+        let number = self.games;
         Observed::breach(rule, format!("closed the connection {what} game {number}"))
     }
 
     fn game_request(&mut self, from: Party, request: &GameReq) -> Observed {
         let mut observed = Observed::default();
-        match self.initiator {
-            Some(initiator) if initiator != from => {
-                let what = "sent a GAMEREQ, but it is the Follower";
-                observed.breaches.push(Breach::new(Rule::OutOfState, what));
-            }
-            Some(_) => {}
-            None => self.initiator = Some(from),
+        let initiator = *self.initiator.get_or_insert(from);
+        if initiator != from {
+            observed.push(Rule::OutOfState, "sent a GAMEREQ, but it is the Follower");
         }
-        let breach = match &mut self.phase {
+        let number = self.games;
+        let (rule, when) = match &mut self.phase {
             Phase::Playing(followed) => {
                 followed.stray_request = true;
-                let what = format!("sent a GAMEREQ during game {}", followed.number);
-                observed.breaches.push(Breach::new(Rule::OutOfState, what));
+                observed.push(
+                    Rule::OutOfState,
+                    format!("sent a GAMEREQ during game {number}"),
+                );
                 return observed;
             }
-            Phase::Requested { number, .. } => Some((
+            Phase::Idle => return self.request_for(from, *request, observed),
+            Phase::Requested { .. } => (
                 Rule::OutOfState,
                 format!("before game {number} was answered"),
-            )),
-            Phase::Ending {
-                first, followed, ..
-            } if *first != from => Some((
-                Rule::MissingAck,
-                format!(
-                    "without acknowledging the GAMEEND of game {}",
-                    followed.number
-                ),
-            )),
-            Phase::Ending { followed, .. } => Some((
-                Rule::OutOfState,
-                format!(
-                    "before its GAMEEND of game {} was acknowledged",
-                    followed.number
-                ),
-            )),
-            Phase::Stopped => Some((Rule::AfterStop, "after the session was stopped".to_owned())),
-            Phase::Idle => None,
-        }
-        .map(|(rule, what)| Breach::new(rule, format!("sent a GAMEREQ {what}")));
-        observed.breaches.extend(breach);
-        if self.initiator != Some(from) {
-            // The Follower's GAMEREQ asks for nothing.
-            return observed;
-        }
-        self.games += 1;
-        self.phase = Phase::Requested {
-            number: self.games,
-            by: from,
-            request: *request,
+            ),
+            Phase::Ending { first, .. } if *first != from => {
+                let when = format!("without acknowledging the GAMEEND of game {number}");
+                (Rule::MissingAck, when)
+            }
+            Phase::Ending { .. } => {
+                let when = format!("before its GAMEEND of game {number} was acknowledged");
+                (Rule::OutOfState, when)
+            }
+            Phase::Stopped => (Rule::AfterStop, "after the session was stopped".to_owned()),
         };
-        observed.meaning = Some(Meaning::Requested {
-            number: self.games,
-            request: *request,
-        });
+        observed.push(rule, format!("sent a GAMEREQ {when}"));
+        self.request_for(from, *request, observed)
+    }
+
+    /// `from`'s GAMEREQ asks for the next game, if `from` is the Initiator; `observed` so far.
+    fn request_for(&mut self, from: Party, request: GameReq, mut observed: Observed) -> Observed {
+        if self.initiator == Some(from) {
+            self.games += 1;
+            self.phase = Phase::Requested { by: from, request };
+            observed.meaning = Some(Meaning::Requested { request });
+        }
         observed
     }
 
     fn game_answer(&mut self, from: Party, code: AcceptCode) -> Observed {
         match &mut self.phase {
-            Phase::Requested {
-                number,
-                by,
-                request,
-            } if *by != from => {
-                let (number, request) = (*number, *request);
+            Phase::Requested { by, request } if *by != from => {
+                let request = *request;
+                self.phase = Phase::Idle;
                 if code != AcceptCode::Accepted {
-                    self.phase = Phase::Idle;
-                    return Observed::meaning(Meaning::Refused { number, code });
+                    return Observed::meaning(Meaning::Refused { code });
                 }
-                let mut observed = Observed::default();
-                let version = request.version.get();
-                if version != 1 {
-                    let what = format!("accepted a GAMEREQ of protocol version {version:02}");
-                    observed.breaches.push(Breach::new(Rule::BadField, what));
-                }
-                let start = match start_position(&request.start) {
-                    Ok(start) => start,
-                    Err(error) => {
-                        self.phase = Phase::Idle;
-                        let what = format!("accepted a game that cannot be played: {error}");
-                        observed.breaches.push(Breach::new(Rule::BadField, what));
-                        return observed;
-                    }
-                };
-                let white = match color_from_wire(request.follower_color) {
-                    Color::White => from,
-                    Color::Black => from.other(),
-                };
-                self.game = Game::new(start);
-                self.drawn = None;
-                self.phase = Phase::Playing(Followed {
-                    number,
-                    white,
-                    backreq: [None; 2],
-                    stray_request: false,
-                    offender: None,
-                });
-                observed.meaning = Some(Meaning::Started {
-                    number,
-                    white,
-                    start,
-                    request,
-                });
-                observed
+                self.start_game(from, request)
             }
             Phase::Playing(followed) if followed.stray_request && self.initiator != Some(from) => {
                 followed.stray_request = false;
-                let number = followed.number;
                 if code == AcceptCode::Accepted {
+                    let number = self.games;
                     let what = format!("accepted a GAMEREQ during game {number} (code 2 expected)");
                     Observed::breach(Rule::BadField, what)
                 } else {
-                    Observed::meaning(Meaning::StrayRefused { number })
+                    Observed::meaning(Meaning::StrayRefused)
                 }
             }
-            phase => Observed::broke(Breach::outside(
-                if matches!(phase, Phase::Requested { .. }) {
-                    "sent a GAMEACC to its own GAMEREQ"
-                } else {
-                    "sent a GAMEACC without a GAMEREQ to answer"
-                },
-                matches!(phase, Phase::Stopped),
-            )),
+            Phase::Requested { .. } => self.outside_game("sent a GAMEACC to its own GAMEREQ"),
+            _ => self.outside_game("sent a GAMEACC without a GAMEREQ to answer"),
         }
+    }
+
+    /// `follower` accepted `request`: the game starts, if it can be played.
+    fn start_game(&mut self, follower: Party, request: GameReq) -> Observed {
+        let mut observed = Observed::default();
+        let version = request.version.get();
+        if version != 1 {
+            let what = format!("accepted a GAMEREQ of protocol version {version:02}");
+            observed.push(Rule::BadField, what);
+        }
+        let start = match start_position(&request.start) {
+            Ok(start) => start,
+            Err(error) => {
+                let what = format!("accepted a game that cannot be played: {error}");
+                observed.push(Rule::BadField, what);
+                return observed;
+            }
+        };
+        let white = match color_from_wire(request.follower_color) {
+            Color::White => follower,
+            Color::Black => follower.other(),
+        };
+        self.game = Game::new(start);
+        self.drawn = None;
+        self.phase = Phase::Playing(Followed {
+            white,
+            backreq: [None; 2],
+            stray_request: false,
+            offender: None,
+        });
+        observed.meaning = Some(Meaning::Started {
+            white,
+            start,
+            request,
+        });
+        observed
     }
 
     fn move_message(&mut self, from: Party, mv: &damx_wire::Move) -> Observed {
@@ -579,7 +511,7 @@ impl Observer {
             Phase::Ending { .. } => return self.outside_game("sent a MOVE after its GAMEEND"),
             _ => return self.outside_game("sent a MOVE outside a game"),
         };
-        let (before, number) = (*self.game.position(), followed.number);
+        let (before, number) = (*self.game.position(), self.games);
         let color = before.side_to_move();
         // A MOVE counts only from the side to move, and only as a legal move.
         let to_move = followed.party_of(color);
@@ -597,46 +529,31 @@ impl Observer {
                 {
                     self.drawn = Some((self.game.ply(), reason));
                 }
-                Observed::meaning(Meaning::Moved {
-                    number,
-                    ply: self.game.ply(),
-                    before,
-                    mv: legal,
-                    outcome: self.game.outcome(),
-                })
+                Observed::meaning(Meaning::Moved { before, mv: legal })
             }
             Err(error) => {
                 followed.offender = Some(from);
-                Observed::broke(Breach {
-                    rule: Rule::IllegalMove,
-                    what: format!(
-                        "sent an illegal move in game {number} ({color} to move): {error}"
-                    ),
-                    illegal: Some(error),
-                })
+                let what =
+                    format!("sent an illegal move in game {number} ({color} to move): {error}");
+                let mut observed = Observed::breach(Rule::IllegalMove, what);
+                observed.breaches[0].illegal = Some(error);
+                observed
             }
         }
     }
 
     fn game_end(&mut self, from: Party, reason: EndReason, stop: StopCode) -> Observed {
-        let stops = stop == StopCode::Stop;
+        let (number, stop) = (self.games, stop == StopCode::Stop);
         match &self.phase {
             Phase::Playing(followed) => {
-                let number = followed.number;
-                let mut observed = Observed::meaning(Meaning::Ended {
-                    number,
-                    reason,
-                    stop: stops,
-                });
-                let answers_offence = followed.offender == Some(from.other());
-                if followed.party_of(self.game.position().side_to_move()) != from
-                    && !answers_offence
-                {
+                let mut observed = Observed::meaning(Meaning::Ended { reason });
+                // One that answers the opponent's illegal or out-of-turn MOVE may come any time.
+                let to_move = followed.party_of(self.game.position().side_to_move());
+                if to_move != from && followed.offender != Some(from.other()) {
                     let what = format!("ended game {number} when it was not its turn");
-                    observed.breaches.push(Breach::new(Rule::OutOfTurn, what));
+                    observed.push(Rule::OutOfTurn, what);
                 }
-                let followed = followed.clone();
-                let (first, stop) = (from, stops);
+                let (first, followed) = (from, followed.clone());
                 self.phase = Phase::Ending {
                     first,
                     stop,
@@ -645,33 +562,29 @@ impl Observer {
                 observed
             }
             Phase::Ending {
-                first,
-                stop,
-                followed,
+                first, stop: asked, ..
             } if *first != from => {
-                let stopped = *stop || stops;
-                let mut observed = Observed::meaning(Meaning::Acknowledged {
-                    number: followed.number,
-                    plies: self.game.ply(),
-                    stopped,
-                });
+                let mut observed = Observed::meaning(Meaning::Acknowledged);
                 if reason != EndReason::NoReason {
+                    let digit = char::from(reason.digit());
                     let what = format!(
-                        "acknowledged the GAMEEND with reason {} (the spec asks for 0)",
-                        char::from(reason.digit())
+                        "acknowledged the GAMEEND with reason {digit} (the spec asks for 0)"
                     );
-                    observed.breaches.push(Breach::new(Rule::BadField, what));
+                    observed.push(Rule::BadField, what);
                 }
-                self.phase = if stopped { Phase::Stopped } else { Phase::Idle };
+                self.phase = if stop || *asked {
+                    Phase::Stopped
+                } else {
+                    Phase::Idle
+                };
                 observed
             }
-            Phase::Ending { followed, .. } => Observed::breach(
-                Rule::OutOfState,
-                format!(
-                    "sent a second GAMEEND before the first of game {} was acknowledged",
-                    followed.number
-                ),
-            ),
+            Phase::Ending { .. } => {
+                let what = format!(
+                    "sent a second GAMEEND before the first of game {number} was acknowledged"
+                );
+                Observed::breach(Rule::OutOfState, what)
+            }
             _ => self.outside_game("sent a GAMEEND outside a game"),
         }
     }
@@ -685,12 +598,12 @@ impl Observer {
         let move_number = request.move_number.get();
         let ply = back_request_ply(first, move_number, color);
         followed.backreq[from.index()] = Some(ply);
+        let in_game = ply <= self.game.ply();
         Observed::meaning(Meaning::BackRequested {
-            number: followed.number,
             move_number,
             color,
             ply,
-            in_game: ply <= self.game.ply(),
+            in_game,
         })
     }
 
@@ -706,19 +619,15 @@ impl Observer {
             Some(_) if code != BackAccCode::Accepted => {
                 Observed::meaning(Meaning::BackRefused { code })
             }
-            Some(ply) if ply > self.game.ply() => Observed::breach(
-                Rule::BadField,
-                format!("accepted a take-back to ply {ply}, which is not in the game"),
-            ),
+            Some(ply) if ply > self.game.ply() => {
+                let what = format!("accepted a take-back to ply {ply}, which is not in the game");
+                Observed::breach(Rule::BadField, what)
+            }
             Some(ply) => {
                 let before = self.game.position().side_to_move();
                 self.game.truncate(ply);
                 self.drawn = self.drawn.filter(|(at, _)| *at <= ply);
-                Observed::meaning(Meaning::TakenBack {
-                    number: followed.number,
-                    ply,
-                    before,
-                })
+                Observed::meaning(Meaning::TakenBack { ply, before })
             }
         }
     }
@@ -726,7 +635,12 @@ impl Observer {
     /// A message that belongs in a game, out of one: out of state, or after the stop.
     fn outside_game(&self, what: &str) -> Observed {
         let stopped = matches!(self.phase, Phase::Stopped);
-        Observed::broke(Breach::outside(what, stopped))
+        let rule = if stopped {
+            Rule::AfterStop
+        } else {
+            Rule::OutOfState
+        };
+        Observed::breach(rule, what)
     }
 }
 
@@ -792,11 +706,11 @@ mod tests {
         assert_eq!(
             seen[0].meaning,
             Some(Meaning::TakenBack {
-                number: 1,
                 ply: 0,
                 before: Color::White,
             })
         );
+        assert_eq!(observer.number(), 1);
         assert_eq!(observer.current().ply(), 0);
         let seen = feed(&mut observer, &[(A, "K0")]);
         assert_eq!(
@@ -864,10 +778,8 @@ mod tests {
                 ),
             ]
         );
-        assert!(matches!(
-            seen[2].meaning,
-            Some(Meaning::Started { number: 1, .. })
-        ));
+        assert!(matches!(seen[2].meaning, Some(Meaning::Started { .. })));
+        assert_eq!(observer.number(), 1);
         assert!(!observer.stopping());
         feed(&mut observer, &[(A, "E01")]);
         assert!(observer.stopping(), "once asked");
@@ -912,10 +824,8 @@ mod tests {
             )]
         );
         assert!(seen[1].breaches.is_empty(), "it answers the offence");
-        assert!(matches!(
-            seen[2].meaning,
-            Some(Meaning::Acknowledged { stopped: true, .. })
-        ));
+        assert_eq!(seen[2].meaning, Some(Meaning::Acknowledged));
+        assert!(observer.stopping());
         let seen = feed(
             &mut observer,
             &[(A, "R01damx                            Z005000A")],

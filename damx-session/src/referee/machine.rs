@@ -6,18 +6,17 @@ use std::time::{Duration, Instant};
 
 use damx_rules::{Color, Game, GameResult, Move};
 use damx_wire::{
-    AcceptCode, BackAcc, BackAccCode, EndReason, GameEnd, Message, StopCode, StreamError,
+    AcceptCode, BackAcc, BackAccCode, EndReason, GameAcc, GameEnd, Message, StreamError,
 };
 
 use super::{
     ClaimPolicy, DEFAULT_MOVE_TIMEOUT, GameSetup, Judge, Reason, RefereeConfig, RefereeEvent,
-    Verdict, win,
+    Verdict,
 };
 use crate::convert::move_to_wire;
 use crate::dialogue::{
-    Breach, Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER as PROGRAM, Rule,
-    SEND_AWAY, US as REFEREE, acknowledgement, claim_ending, frame_fault, game_answer, game_end,
-    game_request, is_noise,
+    Clock, FrameFault, Meaning, NoiseMeter, Observed, Observer, PEER as PROGRAM, Rule, SEND_AWAY,
+    US as REFEREE, claim_ending, claim_reason, frame_fault, game_answer, game_end, game_request,
 };
 use crate::driver::dxp_name;
 use crate::machine::Incoming;
@@ -55,6 +54,9 @@ pub enum RefereeOutput {
     Event(RefereeEvent),
 }
 
+/// The outputs of one step, in order.
+type Out = Vec<RefereeOutput>;
+
 /// Everything about a refereed game once it is over.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameReport {
@@ -82,10 +84,8 @@ impl GameReport {
         let verdict = match missing {
             [color] => Verdict::forfeit(*color, Reason::NoStart, detail),
             _ => Verdict {
-                result: GameResult::Unfinished,
-                reason: Reason::DoubleForfeit,
-                detail: detail.to_owned(),
                 disqualified: vec![Color::White, Color::Black],
+                ..decided(GameResult::Unfinished, Reason::DoubleForfeit, detail)
             },
         };
         GameReport {
@@ -101,9 +101,10 @@ impl GameReport {
 }
 
 /// Where the referee stands with one program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum Phase {
     /// Not asked yet.
+    #[default]
     Idle,
     /// GAMEREQ sent, GAMEACC due.
     AwaitAcc,
@@ -119,7 +120,7 @@ enum Phase {
     Closed,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct Seat {
     phase: Phase,
     /// When the current wait ends.
@@ -134,11 +135,9 @@ struct Seat {
 impl Seat {
     fn new(config: &RefereeConfig) -> Seat {
         Seat {
-            phase: Phase::Idle,
-            deadline: None,
-            dxp_name: None,
             noise: NoiseMeter::new(config.noise),
             dialogue: Observer::with_initiator(REFEREE),
+            ..Seat::default()
         }
     }
 
@@ -146,6 +145,11 @@ impl Seat {
     /// start with itself to move).
     fn to_move(&self) -> bool {
         self.dialogue.to_move() == Some(PROGRAM)
+    }
+
+    /// Enters `phase`, whose wait ends at `deadline`.
+    fn enter(&mut self, phase: Phase, deadline: Option<Instant>) {
+        (self.phase, self.deadline) = (phase, deadline);
     }
 
     fn done(&self) -> bool {
@@ -175,8 +179,8 @@ impl RefereeMachine {
             judge: Judge::new(config.adjudication.method.clone()),
             setup,
             seats: [Seat::new(&config), Seat::new(&config)],
+            clock: Clock::new(config.budget(), config.time_margin, now),
             config,
-            clock: Clock::new(now),
             millis: Vec::new(),
             verdict: None,
             aborting: false,
@@ -197,29 +201,23 @@ impl RefereeMachine {
     pub fn handle(&mut self, now: Instant, input: RefereeInput) -> Vec<RefereeOutput> {
         let mut out = Vec::new();
         match input {
-            RefereeInput::Peer(color, Incoming::Message(message)) => {
-                let noisy = is_noise(&message);
-                self.on_message(color, message, now, &mut out);
+            RefereeInput::Peer(color, incoming) => {
+                let noisy = incoming.is_noise();
+                match incoming {
+                    Incoming::Message(message) => self.on_message(color, message, now, &mut out),
+                    Incoming::Bad(error) => self.on_bad_frame(color, &error, now, &mut out),
+                    Incoming::Closed | Incoming::Failed(_) => {
+                        self.on_lost(color, None, now, &mut out)
+                    }
+                }
                 self.count_noise(color, noisy, now, &mut out);
-            }
-            RefereeInput::Peer(color, Incoming::Bad(error)) => {
-                self.on_bad_frame(color, &error, now, &mut out);
-                self.count_noise(color, true, now, &mut out);
-            }
-            RefereeInput::Peer(side, Incoming::Closed | Incoming::Failed(_)) => {
-                self.on_lost(side, None, now, &mut out);
             }
             RefereeInput::Lost { side, crashed } => self.on_lost(side, crashed, now, &mut out),
             RefereeInput::Tick => self.on_tick(now, &mut out),
             RefereeInput::StopAfter => self.setup.stop_after = [true, true],
             RefereeInput::Abort => {
                 self.aborting = true;
-                let verdict = decided(
-                    GameResult::Unfinished,
-                    Reason::Aborted,
-                    "the referee was stopped",
-                );
-                self.decide(verdict, now, &mut out);
+                self.decide(aborted("the referee was stopped"), now, &mut out);
             }
         }
         out
@@ -249,16 +247,10 @@ impl RefereeMachine {
     pub fn into_report(self) -> GameReport {
         let keep = self.seats.clone().map(|seat| seat.phase == Phase::Finished);
         GameReport {
-            verdict: self.verdict.unwrap_or_else(|| {
-                decided(
-                    GameResult::Unfinished,
-                    Reason::Aborted,
-                    "the game was not finished",
-                )
-            }),
+            verdict: (self.verdict).unwrap_or_else(|| aborted("the game was not finished")),
             moves: self.game.moves().to_vec(),
             millis: self.millis,
-            used: self.clock.all_used(),
+            used: self.clock.used,
             dxp_names: self.seats.map(|seat| seat.dxp_name),
             keep,
             setup: self.setup,
@@ -275,7 +267,7 @@ impl RefereeMachine {
 
     // ---- requests ------------------------------------------------------------------------
 
-    fn request(&mut self, color: Color, now: Instant, out: &mut Vec<RefereeOutput>) {
+    fn request(&mut self, color: Color, now: Instant, out: &mut Out) {
         let request = game_request(
             dxp_name(&self.setup.names[(!color).index()]),
             color,
@@ -284,40 +276,28 @@ impl RefereeMachine {
             self.setup.start.as_ref(),
         );
         self.send(color, request, out);
-        let deadline = now + self.config.reply_timeout;
-        let seat = self.seat(color);
-        seat.phase = Phase::AwaitAcc;
-        seat.deadline = Some(deadline);
+        let deadline = Some(now + self.config.reply_timeout);
+        self.seat(color).enter(Phase::AwaitAcc, deadline);
     }
 
-    fn on_accept(
-        &mut self,
-        color: Color,
-        code: AcceptCode,
-        name: String,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
-        event(
-            out,
-            RefereeEvent::Identified {
-                color,
-                name: name.clone(),
-            },
-        );
+    fn on_accept(&mut self, color: Color, acc: GameAcc, now: Instant, out: &mut Out) {
+        let (code, name) = (acc.code, acc.follower.trimmed().to_owned());
         let seat = self.seat(color);
-        seat.dxp_name = Some(name);
+        seat.dxp_name = Some(name.clone());
         seat.deadline = None;
+        out.push(RefereeOutput::Event(RefereeEvent::Identified {
+            color,
+            name,
+        }));
         if code != AcceptCode::Accepted {
             let (meaning, keep) = game_answer(code);
-            let digit = char::from(code.digit());
-            self.seat(color).phase = if keep { Phase::Finished } else { Phase::Closed };
-            if !keep {
-                out.push(RefereeOutput::Close(color));
+            if keep {
+                self.seat(color).phase = Phase::Finished;
+            } else {
+                self.close_seat(color, out);
             }
-            let detail = format!("GAMEACC code {digit}: {meaning}");
-            self.forfeit(color, Reason::Refused, detail, now, out);
-            return;
+            let detail = format!("GAMEACC code {}: {meaning}", char::from(code.digit()));
+            return self.forfeit(color, Reason::Refused, detail, now, out);
         }
         self.seat(color).phase = Phase::InGame;
         if color != self.mover() {
@@ -331,26 +311,16 @@ impl RefereeMachine {
 
     // ---- messages ------------------------------------------------------------------------
 
-    fn on_message(
-        &mut self,
-        color: Color,
-        message: Message,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
+    fn on_message(&mut self, color: Color, message: Message, now: Instant, out: &mut Out) {
         let observed = self.seat(color).dialogue.observe(PROGRAM, &message);
         if let Some(Meaning::Chat(text)) = observed.meaning {
-            event(out, RefereeEvent::Chat { color, text });
-            return;
+            return out.push(RefereeOutput::Event(RefereeEvent::Chat { color, text }));
         }
         let phase = self.seats[color.index()].phase;
         match (phase, message) {
-            (Phase::AwaitAcc, Message::GameAcc(acc)) => {
-                let name = acc.follower.trimmed().to_owned();
-                self.on_accept(color, acc.code, name, now, out);
-            }
-            (Phase::InGame, Message::Move(received)) => {
-                self.on_move(color, received, observed, now, out);
+            (Phase::AwaitAcc, Message::GameAcc(acc)) => self.on_accept(color, acc, now, out),
+            (Phase::InGame, message @ Message::Move(_)) => {
+                self.on_move(color, message.to_string(), observed, now, out);
             }
             (Phase::InGame, Message::GameEnd(end)) => {
                 let in_turn = !(observed.breaches.iter()).any(|b| b.rule == Rule::OutOfTurn);
@@ -369,7 +339,7 @@ impl RefereeMachine {
                 note(out, color, "moved after the game was decided (not relayed)");
                 self.send_end(color, now, out);
             }
-            (Phase::OweEnd, Message::GameEnd(end)) => self.acknowledge(color, end, out),
+            (Phase::OweEnd, Message::GameEnd(_)) => self.acknowledge(color, out),
             (Phase::AwaitAck, Message::GameEnd(_)) => self.finish_seat(color, out),
             (_, message) => {
                 let what = format!("{} ignored: {message}", message.kind());
@@ -378,24 +348,14 @@ impl RefereeMachine {
         }
     }
 
-    fn on_bad_frame(
-        &mut self,
-        color: Color,
-        error: &StreamError,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
+    fn on_bad_frame(&mut self, color: Color, error: &StreamError, now: Instant, out: &mut Out) {
         let raw = error.raw().to_string();
         let phase = self.seats[color.index()].phase;
         if frame_fault(error) != FrameFault::Breach
             || !matches!(phase, Phase::InGame | Phase::AwaitAcc)
         {
-            note(
-                out,
-                color,
-                &format!("unreadable frame ignored: {raw} ({error})"),
-            );
-            return;
+            let what = format!("unreadable frame ignored: {raw} ({error})");
+            return note(out, color, &what);
         }
         let detail = if phase == Phase::AwaitAcc {
             // In place of the GAMEACC: the handshake cannot go on.
@@ -408,37 +368,18 @@ impl RefereeMachine {
     }
 
     /// A program's MOVE, as its dialogue read it.
-    fn on_move(
-        &mut self,
-        color: Color,
-        received: damx_wire::Move,
-        observed: Observed,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
-        let text = Message::Move(received).to_string();
-        let (reason, detail) = match (observed.meaning, observed.breaches.first()) {
+    fn on_move(&mut self, color: Color, text: String, seen: Observed, now: Instant, out: &mut Out) {
+        let illegal = (seen.breaches.into_iter()).find_map(|breach| breach.illegal);
+        let (reason, detail) = match (seen.meaning, illegal) {
             (Some(Meaning::Moved { mv, .. }), _) => return self.on_legal_move(color, mv, now, out),
-            (
-                _,
-                Some(Breach {
-                    illegal: Some(error),
-                    ..
-                }),
-            ) => (Reason::IllegalMove, format!("{text}: {error}")),
+            (_, Some(error)) => (Reason::IllegalMove, format!("{text}: {error}")),
             _ => (Reason::OutOfTurn, format!("{text} out of turn")),
         };
         self.forfeit(color, reason, detail, now, out);
     }
 
     /// `color`'s legal move `mv`: charged, played, then relayed unless it ends the game.
-    fn on_legal_move(
-        &mut self,
-        color: Color,
-        mv: Move,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
+    fn on_legal_move(&mut self, color: Color, mv: Move, now: Instant, out: &mut Out) {
         let spent = self.charge(color, now);
         if let Some(detail) = self.out_of_time(color) {
             self.forfeit(color, Reason::Time, detail, now, out);
@@ -448,26 +389,20 @@ impl RefereeMachine {
         self.game.play(mv);
         let millis = spent.as_millis().min(u128::from(u64::MAX)) as u64;
         self.millis.push(millis);
-        event(
-            out,
-            RefereeEvent::Moved {
-                ply: self.game.ply(),
-                color,
-                text: notation,
-                millis,
-            },
-        );
+        let (ply, text) = (self.game.ply(), notation);
+        out.push(RefereeOutput::Event(RefereeEvent::Moved {
+            ply,
+            color,
+            text,
+            millis,
+        }));
         if let Some(verdict) = self.rules_verdict(color) {
             self.decide(verdict, now, out);
         } else if let Some((result, how)) = self.judge.database(&self.game) {
             self.decide(decided(result, Reason::Egdb, how), now, out);
-        } else if self
-            .config
-            .adjudication
-            .max_moves
-            .is_some_and(|cap| self.game.ply() >= 2 * usize::from(cap))
+        } else if let Some(cap) = (self.config.adjudication.max_moves)
+            .filter(|&cap| self.game.ply() >= 2 * usize::from(cap))
         {
-            let cap = self.config.adjudication.max_moves.unwrap_or_default();
             let (result, how) = self.judge.judge(&self.game);
             let detail = format!("{cap} moves each; {how}");
             self.decide(decided(result, Reason::MoveCap, detail), now, out);
@@ -478,14 +413,7 @@ impl RefereeMachine {
     }
 
     /// A program's GAMEEND during the game: acknowledged at once, read as a claim.
-    fn on_claim(
-        &mut self,
-        color: Color,
-        end: GameEnd,
-        in_turn: bool,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
+    fn on_claim(&mut self, color: Color, end: GameEnd, in_turn: bool, now: Instant, out: &mut Out) {
         if in_turn {
             self.charge(color, now);
         } else {
@@ -494,7 +422,7 @@ impl RefereeMachine {
         if end.reason != EndReason::GiveUp
             && let Some(verdict) = self.rules_verdict(color)
         {
-            self.acknowledge(color, end, out);
+            self.acknowledge(color, out);
             self.decide(verdict, now, out);
             return;
         }
@@ -517,13 +445,13 @@ impl RefereeMachine {
                 decided(result, termination.reason(), format!("{detail}; {how}"))
             }
         };
-        self.acknowledge(color, end, out);
+        self.acknowledge(color, out);
         self.decide(verdict, now, out);
     }
 
     // ---- time ----------------------------------------------------------------------------
 
-    fn on_tick(&mut self, now: Instant, out: &mut Vec<RefereeOutput>) {
+    fn on_tick(&mut self, now: Instant, out: &mut Out) {
         for color in [Color::White, Color::Black] {
             let seat = &self.seats[color.index()];
             if seat.deadline.is_none_or(|due| now < due) {
@@ -537,15 +465,11 @@ impl RefereeMachine {
                     self.forfeit(color, Reason::Silent, detail, now, out);
                 }
                 Phase::InGame => {
-                    let waited = now.saturating_duration_since(self.clock.turn_since());
+                    let waited = now.saturating_duration_since(self.clock.since);
                     self.charge(color, now);
-                    let (reason, detail) = match self.out_of_time(color) {
-                        Some(detail) => (Reason::Time, detail),
-                        None => (
-                            Reason::Silent,
-                            format!("no move within {:.1} s", waited.as_secs_f64()),
-                        ),
-                    };
+                    let silent = format!("no move within {:.1} s", waited.as_secs_f64());
+                    let (reason, detail) = (self.out_of_time(color))
+                        .map_or((Reason::Silent, silent), |detail| (Reason::Time, detail));
                     self.send_away(color, out);
                     self.forfeit(color, reason, detail, now, out);
                 }
@@ -566,27 +490,19 @@ impl RefereeMachine {
     }
 
     /// Sends `color` away: a GAMEEND with stop code `1`, and its connection closed.
-    fn send_away(&mut self, color: Color, out: &mut Vec<RefereeOutput>) {
+    fn send_away(&mut self, color: Color, out: &mut Out) {
         self.send(color, SEND_AWAY, out);
         self.close_seat(color, out);
     }
 
     /// Counts what `color`'s last input cost against the noise budget (`noisy`, or the notes
     /// among `out`); a program past it forfeits (`noise`) and is sent away.
-    fn count_noise(
-        &mut self,
-        color: Color,
-        noisy: bool,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
-        let notes = out
-            .iter()
-            .filter(|output| {
-                matches!(output, RefereeOutput::Event(RefereeEvent::Note { color: by, .. })
-                    if *by == color)
-            })
-            .count() as u32;
+    fn count_noise(&mut self, color: Color, noisy: bool, now: Instant, out: &mut Out) {
+        let noted = |output: &&RefereeOutput| {
+            matches!(output, RefereeOutput::Event(RefereeEvent::Note { color: by, .. })
+                if *by == color)
+        };
+        let notes = out.iter().filter(noted).count() as u32;
         let seat = self.seat(color);
         if seat.phase == Phase::Closed || seat.noise.count(now, noisy, notes) {
             return;
@@ -605,20 +521,16 @@ impl RefereeMachine {
 
     /// How `color` lost on time, when the time loses and its clock is past the margin.
     fn out_of_time(&self, color: Color) -> Option<String> {
-        let budget = self.config.budget().filter(|_| self.config.time_loss)?;
-        let used = self.clock.used(color);
-        (self.clock.is_past(budget, self.config.time_margin, color))
+        let (budget, used) = (self.clock.budget?, self.clock.used[color.index()]);
+        (self.config.time_loss && self.clock.is_past(color))
             .then(|| format!("used {:.1} s of {} s", used.as_secs_f64(), budget.as_secs()))
     }
 
     /// `color` is to move from `now`: its clock runs and its deadline is set.
     fn await_move(&mut self, color: Color, now: Instant) {
-        self.clock.start_turn(now);
+        self.clock.since = now;
         let config = &self.config;
-        let left = config
-            .budget()
-            .map(|budget| self.clock.remaining(budget, color));
-        let limit = match left {
+        let limit = match self.clock.remaining(color) {
             Some(left) if config.time_loss => left + config.time_margin,
             Some(left) => left + config.silence_margin,
             None => config.move_timeout.unwrap_or(DEFAULT_MOVE_TIMEOUT),
@@ -629,20 +541,13 @@ impl RefereeMachine {
 
     // ---- ending --------------------------------------------------------------------------
 
-    fn on_lost(
-        &mut self,
-        side: Color,
-        crashed: Option<String>,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
+    fn on_lost(&mut self, side: Color, crashed: Option<String>, now: Instant, out: &mut Out) {
         let seat = self.seat(side);
         if seat.phase == Phase::Closed {
             return;
         }
         let was_done = seat.done();
-        seat.phase = Phase::Closed;
-        seat.deadline = None;
+        seat.enter(Phase::Closed, None);
         if self.verdict.is_some() {
             if !was_done {
                 note(out, side, "connection ended before the GAMEEND handshake");
@@ -656,42 +561,32 @@ impl RefereeMachine {
         self.forfeit(side, reason, detail, now, out);
     }
 
-    fn forfeit(
-        &mut self,
-        color: Color,
-        reason: Reason,
-        detail: String,
-        now: Instant,
-        out: &mut Vec<RefereeOutput>,
-    ) {
-        self.decide(Verdict::forfeit(color, reason, detail), now, out);
+    fn forfeit(&mut self, color: Color, why: Reason, detail: String, now: Instant, out: &mut Out) {
+        self.decide(Verdict::forfeit(color, why, detail), now, out);
     }
 
     /// The game is decided: each program still in it gets its GAMEEND, an offender at once,
     /// the others on the referee's turn. A second decision changes nothing; its offenders are
     /// noted.
-    fn decide(&mut self, verdict: Verdict, now: Instant, out: &mut Vec<RefereeOutput>) {
+    fn decide(&mut self, verdict: Verdict, now: Instant, out: &mut Out) {
         if self.verdict.is_some() {
             // The game is decided already: a second offence changes nothing but is noted.
+            let (reason, detail) = (verdict.reason, &verdict.detail);
+            let what = format!("{reason} after the game was decided: {detail}");
             for &color in &verdict.disqualified {
-                let what = format!(
-                    "{} after the game was decided: {}",
-                    verdict.reason, verdict.detail
-                );
                 note(out, color, &what);
             }
             return;
         }
         let offenders = verdict.disqualified.clone();
         for &color in &offenders {
-            event(
-                out,
-                RefereeEvent::Disqualified {
-                    color,
-                    reason: verdict.reason,
-                    detail: verdict.detail.clone(),
-                },
-            );
+            let (reason, detail) = (verdict.reason, verdict.detail.clone());
+            let disqualified = RefereeEvent::Disqualified {
+                color,
+                reason,
+                detail,
+            };
+            out.push(RefereeOutput::Event(disqualified));
         }
         self.verdict = Some(verdict);
         // An offender gets its GAMEEND at once, whatever it was doing.
@@ -704,7 +599,7 @@ impl RefereeMachine {
     }
 
     /// Each program still in the decided game gets its GAMEEND on the referee's turn.
-    fn settle(&mut self, now: Instant, out: &mut Vec<RefereeOutput>) {
+    fn settle(&mut self, now: Instant, out: &mut Out) {
         for color in [Color::White, Color::Black] {
             let seat = &self.seats[color.index()];
             match seat.phase {
@@ -713,9 +608,8 @@ impl RefereeMachine {
                 Phase::AwaitAcc => self.close_seat(color, out),
                 Phase::InGame if seat.to_move() => {
                     let cap = now + self.config.reply_timeout;
-                    let seat = self.seat(color);
-                    seat.phase = Phase::OweEnd;
-                    seat.deadline = Some(seat.deadline.map_or(cap, |due| due.min(cap)));
+                    let due = seat.deadline.map_or(cap, |due| due.min(cap));
+                    self.seat(color).enter(Phase::OweEnd, Some(due));
                 }
                 Phase::InGame => self.send_end(color, now, out),
                 Phase::OweEnd | Phase::AwaitAck | Phase::Finished | Phase::Closed => {}
@@ -724,26 +618,19 @@ impl RefereeMachine {
     }
 
     /// Our GAMEEND to `color`, with an informative reason and the stop code.
-    fn send_end(&mut self, color: Color, now: Instant, out: &mut Vec<RefereeOutput>) {
-        let result = self.verdict.as_ref().map(|v| v.result);
-        let reason = match result {
-            Some(GameResult::Draw) => EndReason::Draw,
-            Some(result) if result == win(color) => EndReason::GiveUp,
-            Some(result) if result == win(!color) => EndReason::Win,
-            _ => EndReason::NoReason,
-        };
-        let stop = self.our_stop(color);
-        self.send(color, game_end(reason, stop), out);
-        let deadline = now + self.config.reply_timeout;
-        let seat = self.seat(color);
-        seat.phase = Phase::AwaitAck;
-        seat.deadline = Some(deadline);
+    fn send_end(&mut self, color: Color, now: Instant, out: &mut Out) {
+        let result = (self.verdict.as_ref()).map_or(GameResult::Unfinished, |v| v.result);
+        let reason = claim_reason(!color, result);
+        self.send(color, game_end(reason, self.our_stop(color)), out);
+        let deadline = Some(now + self.config.reply_timeout);
+        self.seat(color).enter(Phase::AwaitAck, deadline);
     }
 
     /// Answers a program's own GAMEEND; its handshake is done.
-    fn acknowledge(&mut self, color: Color, end: GameEnd, out: &mut Vec<RefereeOutput>) {
-        let stop = end.stop == StopCode::Stop || self.our_stop(color);
-        self.send(color, acknowledgement(stop), out);
+    fn acknowledge(&mut self, color: Color, out: &mut Out) {
+        let stop = self.our_stop(color);
+        let ack = self.seats[color.index()].dialogue.acknowledgement(stop);
+        self.send(color, ack, out);
         self.finish_seat(color, out);
     }
 
@@ -753,13 +640,11 @@ impl RefereeMachine {
 
     /// The handshake with `color` is over: keep the connection, or close it after a stop code
     /// `1` from either side.
-    fn finish_seat(&mut self, color: Color, out: &mut Vec<RefereeOutput>) {
+    fn finish_seat(&mut self, color: Color, out: &mut Out) {
         if self.seats[color.index()].dialogue.stopping() {
             self.close_seat(color, out);
         } else {
-            let seat = self.seat(color);
-            seat.phase = Phase::Finished;
-            seat.deadline = None;
+            self.seat(color).enter(Phase::Finished, None);
         }
     }
 
@@ -775,20 +660,24 @@ impl RefereeMachine {
     }
 
     /// Sends `message` to `color`'s program, and follows it in that dialogue.
-    fn send(&mut self, color: Color, message: impl Into<Message>, out: &mut Vec<RefereeOutput>) {
+    fn send(&mut self, color: Color, message: impl Into<Message>, out: &mut Out) {
         let message = message.into();
         self.seat(color).dialogue.observe(REFEREE, &message);
         out.push(RefereeOutput::Send(color, message));
     }
 
-    fn close_seat(&mut self, color: Color, out: &mut Vec<RefereeOutput>) {
+    fn close_seat(&mut self, color: Color, out: &mut Out) {
         let seat = self.seat(color);
         if seat.phase != Phase::Closed {
-            seat.phase = Phase::Closed;
-            seat.deadline = None;
+            seat.enter(Phase::Closed, None);
             out.push(RefereeOutput::Close(color));
         }
     }
+}
+
+/// The verdict of an aborted game: result `*`, counting for nobody.
+fn aborted(detail: &str) -> Verdict {
+    decided(GameResult::Unfinished, Reason::Aborted, detail)
 }
 
 /// A verdict that disqualifies no one.
@@ -802,18 +691,9 @@ fn decided(result: GameResult, reason: Reason, detail: impl Into<String>) -> Ver
     }
 }
 
-fn event(out: &mut Vec<RefereeOutput>, event: RefereeEvent) {
-    out.push(RefereeOutput::Event(event));
-}
-
-fn note(out: &mut Vec<RefereeOutput>, color: Color, what: &str) {
-    event(
-        out,
-        RefereeEvent::Note {
-            color,
-            what: what.to_owned(),
-        },
-    );
+fn note(out: &mut Out, color: Color, what: &str) {
+    let what = what.to_owned();
+    out.push(RefereeOutput::Event(RefereeEvent::Note { color, what }));
 }
 
 #[cfg(test)]
