@@ -367,36 +367,23 @@ impl EncodeArgs {
 pub(crate) struct PerftArgs {
     /// The position: a FEN such as "W:W31-50:B1-20", or "startpos"
     #[arg(value_parser = Position::from_fen_or_startpos)]
-    position: Position,
+    pub(crate) position: Position,
 
     /// How many plies deep to count
     #[arg(value_parser = clap::value_parser!(u32).range(0..=64))]
-    depth: u32,
+    pub(crate) depth: u32,
 
     /// Also print the count below each legal move
     #[arg(long)]
-    divide: bool,
+    pub(crate) divide: bool,
 
     /// Count on N threads (the tree is split into subtrees counted at once)
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
-    threads: u16,
+    pub(crate) threads: u16,
 
     /// Print one JSON object instead of text
     #[arg(long)]
-    json: bool,
-}
-
-impl PerftArgs {
-    /// The validated configuration.
-    pub(crate) fn into_config(self) -> cmd::perft::Config {
-        cmd::perft::Config {
-            position: self.position,
-            depth: self.depth,
-            divide: self.divide,
-            threads: usize::from(self.threads),
-            json: self.json,
-        }
-    }
+    pub(crate) json: bool,
 }
 
 /// The built-in engine's settings, shared by every command that runs it.
@@ -492,15 +479,15 @@ pub(crate) fn parse_weights(path: &str) -> Result<Arc<PatternWeights>, String> {
 pub(crate) struct AnalyseArgs {
     /// A FEN, "startpos", or a PDN file ("-" reads PDN from standard input)
     #[arg(value_name = "POSITION", value_parser = parse_subject)]
-    subject: Subject,
+    pub(crate) subject: Subject,
 
     /// The game of the PDN file to take (1 is the first)
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    game: u32,
+    pub(crate) game: u32,
 
     /// Take the position after this many plies of the game instead of the last one
     #[arg(long, value_name = "PLIES")]
-    ply: Option<usize>,
+    pub(crate) ply: Option<usize>,
 
     /// Search this many plies deep
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=127))]
@@ -515,30 +502,21 @@ pub(crate) struct AnalyseArgs {
     nodes: Option<u64>,
 
     #[command(flatten)]
-    engine: EngineArgs,
+    pub(crate) engine: EngineArgs,
 
     /// Print JSON lines instead of text
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
 }
 
 /// The time `analyse` searches when no limit is given.
 const DEFAULT_ANALYSIS_TIME: Duration = Duration::from_secs(10);
 
 impl AnalyseArgs {
-    /// The validated configuration (the PDN file, if any, is read later by the command).
-    pub(crate) fn into_config(self) -> cmd::analyse::Config {
+    /// When the search stops.
+    pub(crate) fn limits(&self) -> Limits {
         let default = Some(DEFAULT_ANALYSIS_TIME);
-        let limits =
-            Limits::fixed_or(self.depth, self.nodes, self.time, default).unwrap_or_default();
-        cmd::analyse::Config {
-            subject: self.subject,
-            game: self.game as usize,
-            ply: self.ply,
-            limits,
-            engine: self.engine.options(),
-            json: self.json,
-        }
+        Limits::fixed_or(self.depth, self.nodes, self.time, default).unwrap_or_default()
     }
 }
 
@@ -568,24 +546,20 @@ pub(crate) struct BenchArgs {
     hash: u32,
 
     #[command(flatten)]
-    eval: EvalArgs,
+    pub(crate) eval: EvalArgs,
 
     /// Print one JSON object instead of text
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
 }
 
 impl BenchArgs {
-    /// The validated configuration.
-    pub(crate) fn into_config(self) -> cmd::bench::Config {
-        cmd::bench::Config {
-            options: BenchOptions {
-                depth: self.depth,
-                threads: usize::from(self.threads),
-                hash_mb: self.hash as usize,
-            },
-            eval: self.eval.params(),
-            json: self.json,
+    /// The engine's bench settings.
+    pub(crate) fn options(&self) -> BenchOptions {
+        BenchOptions {
+            depth: self.depth,
+            threads: usize::from(self.threads),
+            hash_mb: self.hash as usize,
         }
     }
 }

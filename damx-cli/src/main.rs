@@ -69,22 +69,22 @@ fn run(command: Command) -> Result<(), Error> {
     let result = match command {
         Command::Decode(args) => cmd::decode::run(&args.into_config(), &mut out),
         Command::Encode(args) => cmd::encode::run(&args.into_config(), &mut out),
-        Command::Analyse(args) => cmd::analyse::run(&args.into_config(), &mut out),
-        Command::Perft(args) => cmd::perft::run(&args.into_config(), &mut out),
-        Command::Bench(args) => cmd::bench::run(&args.into_config(), &mut out),
-        Command::Egdb(args) => cmd::egdb::run(&args.into_config(), &mut out),
-        Command::Hub(args) => cmd::hub::run(&args.into_config(), &mut out),
+        Command::Analyse(args) => cmd::analyse::run(&args, &mut out),
+        Command::Perft(args) => cmd::perft::run(&args, &mut out),
+        Command::Bench(args) => cmd::bench::run(&args, &mut out),
+        Command::Egdb(args) => cmd::egdb::run(&args.action, args.egdb, &mut out),
+        Command::Hub(args) => cmd::hub::run(args.options(), &mut out),
         Command::Demo(args) => cmd::demo::run(&args.into_config(), &mut out),
         Command::Follow(args) => cmd::follow::run(&args.into_config(), &mut out),
         Command::Initiate(args) => cmd::initiate::run(&args.into_config(), &mut out),
         Command::Play(args) => cmd::play::run(&args.into_config(), &mut out),
-        Command::Proxy(args) => cmd::proxy::run(&args.into_config(), &mut out),
+        Command::Proxy(args) => cmd::proxy::run(&args, &mut out),
         Command::Match(args) => args
             .into_config()
-            .and_then(|config| cmd::referee::run(&config, &mut out)),
+            .and_then(|(series, json)| cmd::referee::run(&series, json, &mut out)),
         Command::Tournament(args) => args
             .into_config()
-            .and_then(|config| cmd::referee::run(&config, &mut out)),
+            .and_then(|(series, json)| cmd::referee::run(&series, json, &mut out)),
     };
     // Whatever the command wrote goes out before its error, if any, is reported.
     let flushed = out.flush().map_err(Error::stdout);

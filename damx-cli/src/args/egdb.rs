@@ -4,18 +4,18 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::cmd::egdb::{Action, Config};
+use crate::cmd::egdb::Action;
 
 /// `damx egdb`.
 #[derive(Debug, Args)]
 pub(crate) struct EgdbArgs {
     #[command(subcommand)]
-    action: Action,
+    pub(crate) action: Action,
 
     /// The database directory [default: $DAMX_EGDB, else damx/egdb in the user's cache
     /// directory]
     #[arg(long, visible_alias = "dir", value_name = "DIR", global = true)]
-    egdb: Option<PathBuf>,
+    pub(crate) egdb: Option<PathBuf>,
 }
 
 pub(crate) const EGDB_EXAMPLES: &str = "\
@@ -31,13 +31,3 @@ counters) of every position of up to N pieces, one file per material (KKM-K.egdb
 kings and men, then Black's); slices of up to 4 pieces and kings-only slices also hold the \
 distance to conversion. The engine (play, demo, follow, initiate, analyse, match and \
 tournament participants) uses them from the same directory, or from --egdb DIR.";
-
-impl EgdbArgs {
-    /// The validated configuration.
-    pub(crate) fn into_config(self) -> Config {
-        Config {
-            action: self.action,
-            dir: self.egdb,
-        }
-    }
-}

@@ -5,7 +5,6 @@ use clap::Args;
 use damx_session::hub::{HubOptions, MAX_SKILL};
 
 use super::EngineArgs;
-use crate::cmd;
 
 /// `damx hub`.
 #[derive(Debug, Args)]
@@ -19,18 +18,16 @@ pub(crate) struct HubArgs {
 }
 
 impl HubArgs {
-    /// The validated configuration.
-    pub(crate) fn into_config(self) -> cmd::hub::Config {
-        cmd::hub::Config {
-            options: HubOptions {
-                // The databases are opened at the first search, so that `init` is answered at once.
-                engine: self.engine.options_without_egdb(),
-                egdb: self.engine.egdb_dir(),
-                // `--eval` and `--weights` are in the engine options; the Hub parameter `weights`
-                // replaces them when a client sets it.
-                weights: None,
-                skill: self.skill,
-            },
+    /// The parameters' first values.
+    pub(crate) fn options(self) -> HubOptions {
+        HubOptions {
+            // The databases are opened at the first search, so that `init` is answered at once.
+            engine: self.engine.options_without_egdb(),
+            egdb: self.engine.egdb_dir(),
+            // `--eval` and `--weights` are in the engine options; the Hub parameter `weights`
+            // replaces them when a client sets it.
+            weights: None,
+            skill: self.skill,
         }
     }
 }

@@ -245,8 +245,8 @@ pub(crate) struct MatchArgs {
 }
 
 impl MatchArgs {
-    /// The validated configuration.
-    pub(crate) fn into_config(self) -> Result<cmd::referee::Config, Error> {
+    /// The validated configuration, and whether to print JSON.
+    pub(crate) fn into_config(self) -> Result<(TournamentConfig, bool), Error> {
         let (mut series, json) = self.series.config("damx match")?;
         series.format = Format::Match;
         series.sprt = self.sprt;
@@ -288,8 +288,8 @@ pub(crate) struct TournamentArgs {
 }
 
 impl TournamentArgs {
-    /// The validated configuration.
-    pub(crate) fn into_config(self) -> Result<cmd::referee::Config, Error> {
+    /// The validated configuration, and whether to print JSON.
+    pub(crate) fn into_config(self) -> Result<(TournamentConfig, bool), Error> {
         let (mut series, json) = self.series.config("damx tournament")?;
         series.format = match self.format {
             FormatChoice::RoundRobin => Format::RoundRobin,
@@ -302,9 +302,9 @@ impl TournamentArgs {
     }
 }
 
-fn validated(series: TournamentConfig, json: bool) -> Result<cmd::referee::Config, Error> {
+fn validated(series: TournamentConfig, json: bool) -> Result<(TournamentConfig, bool), Error> {
     series
         .validate()
         .map_err(|error| Error::Usage(error.to_string()))?;
-    Ok(cmd::referee::Config { series, json })
+    Ok((series, json))
 }

@@ -524,24 +524,13 @@ impl PlayArgs {
 pub(crate) struct ProxyArgs {
     /// Listen on this address for the first program (HOST:PORT; port 0 picks a free one)
     #[arg(long, value_name = "ADDR")]
-    listen: Address,
+    pub(crate) listen: Address,
 
     /// Connect to the second program at this address once the first has connected
     #[arg(long, value_name = "ADDR")]
-    connect: Address,
+    pub(crate) connect: Address,
 
     /// Print JSON lines instead of text
     #[arg(long)]
-    json: bool,
-}
-
-impl ProxyArgs {
-    /// The validated configuration.
-    pub(crate) fn into_config(self) -> cmd::proxy::Config {
-        cmd::proxy::Config {
-            listen: self.listen,
-            connect: self.connect,
-            json: self.json,
-        }
-    }
+    pub(crate) json: bool,
 }

@@ -9,10 +9,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use damx_engine::{AnalysisLine, Engine, EngineOptions, Limits, Progress as Iteration, StopSignal};
+use damx_engine::{AnalysisLine, Engine, Progress as Iteration, StopSignal};
 use damx_rules::pdn::{self, GameAtError};
 use damx_rules::{Game, Position};
 
+use crate::args::AnalyseArgs;
 use crate::error::Error;
 use crate::input::read_text;
 use crate::log::info;
@@ -27,48 +28,32 @@ pub(crate) enum Subject {
     Pdn(PathBuf),
 }
 
-/// What to analyse and how.
-#[derive(Debug)]
-pub(crate) struct Config {
-    /// The position, or the PDN file it comes from.
-    pub(crate) subject: Subject,
-    /// Which game of the PDN file (1-based).
-    pub(crate) game: usize,
-    /// The position after this many plies of that game, instead of its end.
-    pub(crate) ply: Option<usize>,
-    /// When to stop.
-    pub(crate) limits: Limits,
-    /// The engine's settings.
-    pub(crate) engine: EngineOptions,
-    /// Print JSON lines instead of text.
-    pub(crate) json: bool,
-}
-
 /// Searches and prints.
-pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
-    let game = load_game(config)?;
+pub(crate) fn run(args: &AnalyseArgs, out: &mut dyn Write) -> Result<(), Error> {
+    let game = load_game(args)?;
     let root = *game.position();
+    let (options, limits) = (args.engine.options(), args.limits());
     info!(
         "analysing {} with {} thread(s) and {} MiB of hash",
         root.to_fen(),
-        config.engine.threads,
-        config.engine.hash_mb
+        options.threads,
+        options.hash_mb
     );
     let mut printer = Printer {
         root,
-        json: config.json,
+        json: args.json,
         titled: false,
     };
     printer.header(out).map_err(Error::stdout)?;
 
-    let mut engine = Engine::new(config.engine.clone());
+    let mut engine = Engine::new(options);
     let stop = StopSignal::new();
     let mut progress = Progress::new();
     let mut write_error = None;
     let start = Instant::now();
     let mut last_depth = 0;
     let search = |send: &(dyn Fn(Iteration) + Sync)| {
-        engine.search(&game, &config.limits, &stop, &mut |it| send(it.clone()))
+        engine.search(&game, &limits, &stop, &mut |it| send(it.clone()))
     };
     let result = super::in_background(search, |iteration| match iteration {
         Some(iteration) => {
@@ -98,10 +83,10 @@ fn flush(out: &mut dyn Write) -> Result<(), Error> {
 
 /// The game whose last position is analysed: a one-position game for a FEN, else the chosen
 /// game of the PDN file, cut after `--ply` plies.
-fn load_game(config: &Config) -> Result<Game, Error> {
-    let path = match &config.subject {
+fn load_game(args: &AnalyseArgs) -> Result<Game, Error> {
+    let path = match &args.subject {
         Subject::Position(position) => {
-            if config.ply.is_some() || config.game != 1 {
+            if args.ply.is_some() || args.game != 1 {
                 return Err(Error::Usage(
                     "--game and --ply choose a position in a PDN file, not in a FEN".to_owned(),
                 ));
@@ -111,8 +96,8 @@ fn load_game(config: &Config) -> Result<Game, Error> {
         Subject::Pdn(path) => path,
     };
     let name = path.display();
-    let game = config.game;
-    pdn::game_at(&read_text(path)?, game, config.ply).map_err(|error| match error {
+    let game = args.game as usize;
+    pdn::game_at(&read_text(path)?, game, args.ply).map_err(|error| match error {
         GameAtError::Pdn(e) => Error::Invalid(format!("{name}: {e}")),
         GameAtError::Replay { error, .. } => {
             Error::Invalid(format!("{name}: game {game}: {error}"))

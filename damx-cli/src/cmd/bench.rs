@@ -7,26 +7,16 @@
 use std::io::Write;
 use std::time::Instant;
 
-use damx_engine::{BenchOptions, EvalParams, bench_with};
+use damx_engine::bench_with;
 
+use crate::args::BenchArgs;
 use crate::error::Error;
 use crate::log::info;
 use crate::progress::Progress;
 
-/// How to run the bench.
-#[derive(Debug)]
-pub(crate) struct Config {
-    /// The engine's bench settings.
-    pub(crate) options: BenchOptions,
-    /// The evaluation.
-    pub(crate) eval: EvalParams,
-    /// Print one JSON object instead of text.
-    pub(crate) json: bool,
-}
-
 /// Runs the bench and prints its signature and speed.
-pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
-    let options = config.options;
+pub(crate) fn run(args: &BenchArgs, out: &mut dyn Write) -> Result<(), Error> {
+    let (options, eval) = (args.options(), args.eval.params());
     info!(
         "bench at depth {} with {} thread(s) and {} MiB of hash",
         options.depth, options.threads, options.hash_mb
@@ -34,12 +24,12 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     let mut progress = Progress::new();
     let start = Instant::now();
     let report = super::in_background(
-        |_: &(dyn Fn(()) + Sync)| bench_with(&options, &config.eval),
+        |_: &(dyn Fn(()) + Sync)| bench_with(&options, &eval),
         |_| {
             let seconds = start.elapsed().as_secs_f64();
             progress.update(|| format!("bench at depth {}: {seconds:.1} s", options.depth));
         },
     );
     progress.clear();
-    super::print(out, &report, config.json)
+    super::print(out, &report, args.json)
 }

@@ -42,15 +42,6 @@ pub(crate) enum Action {
     },
 }
 
-/// The validated configuration of `damx egdb`.
-#[derive(Debug)]
-pub(crate) struct Config {
-    /// What to do.
-    pub(crate) action: Action,
-    /// The directory (`None`: the default one).
-    pub(crate) dir: Option<PathBuf>,
-}
-
 fn egdb_error(error: EgdbError) -> Error {
     match error {
         EgdbError::Directory { path, source } => Error::file("read directory", &path, source),
@@ -60,19 +51,15 @@ fn egdb_error(error: EgdbError) -> Error {
     }
 }
 
-/// Runs `damx egdb`.
-pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
-    let dir = config
-        .dir
-        .clone()
-        .or_else(egdb::default_dir)
-        .ok_or_else(|| {
-            Error::Usage(
-                "no database directory: give --egdb DIR or set DAMX_EGDB (no home directory found)"
-                    .into(),
-            )
-        })?;
-    match &config.action {
+/// Runs `damx egdb`: `action` in `dir` (`None`: the default one).
+pub(crate) fn run(action: &Action, dir: Option<PathBuf>, out: &mut dyn Write) -> Result<(), Error> {
+    let dir = dir.or_else(egdb::default_dir).ok_or_else(|| {
+        Error::Usage(
+            "no database directory: give --egdb DIR or set DAMX_EGDB (no home directory found)"
+                .into(),
+        )
+    })?;
+    match action {
         Action::Build { pieces } => build(dir, *pieces, out),
         Action::Info => {
             let (egdb, summary) = Egdb::open_summary(&dir).map_err(egdb_error)?;

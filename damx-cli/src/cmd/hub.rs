@@ -10,19 +10,12 @@ use damx_session::hub::{HubExit, HubOptions, HubPlayer, HubPlayerOptions, run_hu
 use crate::error::Error;
 use crate::log::info;
 
-/// What `damx hub` does.
-#[derive(Debug)]
-pub(crate) struct Config {
-    /// The parameters' first values.
-    pub(crate) options: HubOptions,
-}
-
 /// Serves the client on standard input until `quit` or the end of the input.
-pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+pub(crate) fn run(options: HubOptions, out: &mut dyn Write) -> Result<(), Error> {
     let exit = run_hub(
         std::io::stdin(),
         out,
-        config.options.clone(),
+        options,
         "damx",
         env!("CARGO_PKG_VERSION"),
     );

@@ -10,27 +10,17 @@
 
 use std::io::{self, Write};
 
+use damx_session::Control;
 use damx_session::proxy::{Entry, run_proxy};
 use damx_session::render::escaped;
-use damx_session::{Address, Control};
 
+use crate::args::ProxyArgs;
 use crate::error::Error;
 use crate::log::{self, Level};
 use crate::session::{interrupted, on_interrupt_saying, session_error};
 
-/// What `damx proxy` does.
-#[derive(Debug)]
-pub(crate) struct Config {
-    /// Where the first program connects.
-    pub(crate) listen: Address,
-    /// Where the second program listens.
-    pub(crate) connect: Address,
-    /// JSON lines instead of text.
-    pub(crate) json: bool,
-}
-
 /// Relays one connection between the two programs and logs it.
-pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+pub(crate) fn run(config: &ProxyArgs, out: &mut dyn Write) -> Result<(), Error> {
     let (control, commands) = Control::new();
     let route = control.clone();
     on_interrupt_saying("no longer waiting for a connection", move |_| {

@@ -31,18 +31,9 @@ use crate::log::{Level, enabled, info, note};
 use crate::progress::Progress;
 use crate::session::{interrupted, on_interrupt_saying};
 
-/// What `damx match` and `damx tournament` do.
-#[derive(Debug)]
-pub(crate) struct Config {
-    /// The series.
-    pub(crate) series: TournamentConfig,
-    /// Results as JSON lines instead of the event stream and the table.
-    pub(crate) json: bool,
-}
-
-/// Plays the series, printing as it goes.
-pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
-    let series = &config.series;
+/// Plays the series, printing as it goes (with `json`, the results as JSON lines instead of
+/// the event stream and the table).
+pub(crate) fn run(series: &TournamentConfig, json: bool, out: &mut dyn Write) -> Result<(), Error> {
     info!(
         "{} participants, {} game(s) at once",
         series.participants.len(),
@@ -61,7 +52,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         let mut series = series.clone();
         // Only --json needs the game lines at the end; without it a long series keeps no
         // memory per game.
-        series.keep_games = config.json;
+        series.keep_games = json;
         let control = control.clone();
         thread::spawn(move || run_tournament(&series, &control, &events_tx))
     };
@@ -74,7 +65,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
                 status.see(&event);
                 progress.clear();
                 if written.is_ok() {
-                    written = print_event(config, &event, out);
+                    written = print_event(json, &event, out);
                 }
                 progress.update(|| status.line());
             }
@@ -88,7 +79,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         .map_err(|_| Error::Usage("the series stopped on an internal error".into()))?
         .map_err(series_error)?;
     written.map_err(Error::stdout)?;
-    print_report(config, &report, out)?;
+    print_report(json, &report, out)?;
     if report.end == EndKind::Interrupted && interrupted() {
         if series.results.is_some() {
             note!("to play the rest, run the same command with --resume");
@@ -108,12 +99,8 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
 }
 
 /// The end of the series: with `--json` each game's line and the standings, else the table.
-fn print_report(
-    config: &Config,
-    report: &TournamentReport,
-    out: &mut dyn Write,
-) -> Result<(), Error> {
-    if config.json {
+fn print_report(json: bool, report: &TournamentReport, out: &mut dyn Write) -> Result<(), Error> {
+    if json {
         for line in &report.games {
             writeln!(out, "{}", line.to_json()).map_err(Error::stdout)?;
         }
@@ -127,12 +114,8 @@ fn print_report(
 }
 
 /// One event on standard output: its line, or with `--json` the finished game's JSON line.
-fn print_event(
-    config: &Config,
-    event: &TournamentEvent,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
-    if config.json {
+fn print_event(json: bool, event: &TournamentEvent, out: &mut dyn Write) -> std::io::Result<()> {
+    if json {
         return Ok(());
     }
     if matches!(event, TournamentEvent::Note { .. }) && !enabled(Level::Verbose) {
