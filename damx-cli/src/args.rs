@@ -1,6 +1,7 @@
-//! The command line: clap's derive structures, and their conversion into the validated
-//! configuration each command runs on. What each command and option does is said once, in
-//! the help texts here (`damx --help`, `damx COMMAND --help`).
+//! The command line: clap's derive structures, which the value parsers validate and each
+//! command runs on, and their methods that build the library configurations. What each
+//! command and option does is said once, in the help texts here (`damx --help`,
+//! `damx COMMAND --help`).
 //!
 //! The overview lists the commands in groups by `display_order`, with room left in each group
 //! for commands still to come: 10 playing (`play`, `demo`), 20 the engine as a DXP side

@@ -11,7 +11,7 @@
 //! the shared options.
 //!
 //! The binary is thin, in the manner of ripgrep: [`args`] parses the command line with clap
-//! into a validated configuration per command, each module of [`cmd`] does its work through
+//! into validated arguments per command, each module of [`cmd`] does its work through
 //! the library crates (damx-wire, damx-rules, damx-engine, damx-session) and writes to the
 //! output it is given, and `main` turns an [`error::Error`] into one line on standard error
 //! and an exit code. Only this crate prints; diagnostics go through [`log`] (`-q`, `-v`, `-vv`) and long
@@ -74,10 +74,10 @@ fn run(command: Command) -> Result<(), Error> {
         Command::Bench(args) => cmd::bench::run(&args, &mut out),
         Command::Egdb(args) => cmd::egdb::run(&args.action, args.egdb, &mut out),
         Command::Hub(args) => cmd::hub::run(args.options(), &mut out),
-        Command::Demo(args) => cmd::demo::run(&args.into_config(), &mut out),
-        Command::Follow(args) => cmd::follow::run(&args.into_config(), &mut out),
-        Command::Initiate(args) => cmd::initiate::run(&args.into_config(), &mut out),
-        Command::Play(args) => cmd::play::run(&args.into_config(), &mut out),
+        Command::Demo(args) => cmd::demo::run(&args, &mut out),
+        Command::Follow(args) => cmd::follow::run(&args, &mut out),
+        Command::Initiate(args) => cmd::initiate::run(&args, &mut out),
+        Command::Play(args) => cmd::play::run(&args, &mut out),
         Command::Proxy(args) => cmd::proxy::run(&args, &mut out),
         Command::Match(args) => args
             .into_config()

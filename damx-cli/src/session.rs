@@ -23,10 +23,30 @@
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Mutex, Once};
 
-use damx_session::{CloseReason, Command, RecordOptions, SessionError, SessionReport};
+use damx_session::hub::HubPlayerOptions;
+use damx_session::render::RenderOptions;
+use damx_session::{
+    CloseReason, Command, Endpoint, EnginePlayerOptions, RecordOptions, SessionConfig,
+    SessionError, SessionReport,
+};
 
 use crate::error::Error;
 use crate::log::{debug, note};
+
+/// Our side of the sessions of `follow` and `initiate`.
+#[derive(Debug)]
+pub(crate) struct Side {
+    /// Listen for connections or connect.
+    pub(crate) peer: Endpoint,
+    /// Each session's configuration.
+    pub(crate) session: SessionConfig,
+    /// The engine.
+    pub(crate) player: EnginePlayerOptions,
+    /// A Hub engine program that plays instead of the engine.
+    pub(crate) hub: Option<HubPlayerOptions>,
+    /// How to show the sessions.
+    pub(crate) show: RenderOptions,
+}
 
 /// The error for a session that could not start.
 pub(crate) fn session_error(error: SessionError) -> Error {

@@ -9,13 +9,9 @@
 
 use std::io::{self, Write};
 
-use damx_session::render::{Detail, Line, RenderOptions, Renderer};
-use damx_session::{Event, ServerEvent};
+use damx_session::render::{Detail, Line};
 
 use crate::log::{self, Level, note, problem};
-
-/// How to show sessions.
-pub(crate) type Options = RenderOptions;
 
 /// How much the renderer shows at the level `-q`/`-v` chose.
 pub(crate) fn detail() -> Detail {
@@ -30,41 +26,8 @@ pub(crate) fn detail() -> Detail {
     }
 }
 
-/// Writes the events of one or more sessions.
-pub(crate) struct Show {
-    renderer: Renderer,
-}
-
-impl Show {
-    /// A display with these options; `tagged` for a server's sessions.
-    pub(crate) fn new(options: Options, tagged: bool) -> Show {
-        Show {
-            renderer: Renderer::new(options).tagged(tagged),
-        }
-    }
-
-    /// One event of a server.
-    pub(crate) fn server_event(
-        &mut self,
-        event: &ServerEvent,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
-        write(self.renderer.server_event(event), out)
-    }
-
-    /// One event of session `id` (`None` for the only session).
-    pub(crate) fn event(
-        &mut self,
-        id: Option<u64>,
-        event: &Event,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
-        write(self.renderer.event(id, event), out)
-    }
-}
-
-/// Writes the output lines, logs the others.
-fn write(lines: Vec<Line>, out: &mut dyn Write) -> io::Result<()> {
+/// Writes the renderer's output lines (of one event) and logs the others.
+pub(crate) fn write(lines: Vec<Line>, out: &mut dyn Write) -> io::Result<()> {
     if lines.is_empty() {
         return Ok(());
     }

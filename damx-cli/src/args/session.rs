@@ -12,13 +12,14 @@ use std::time::Duration;
 use clap::Args;
 use damx_engine::Limits;
 use damx_rules::{Color, Position};
+use damx_session::render::RenderOptions;
 use damx_session::{
-    EnginePlayerOptions, FollowerConfig, PdnTarget, RecordOptions, Role, SeriesColors, SeriesPlan,
-    SessionConfig, Timeouts,
+    EnginePlayerOptions, FollowerConfig, InitiatorConfig, PdnTarget, RecordOptions, Role,
+    SeriesColors, SeriesPlan, SessionConfig, Timeouts,
 };
 
 use super::{EngineArgs, words};
-use crate::cmd;
+use crate::session::Side;
 use damx_session::seat::{Opponent, person_name};
 use damx_session::tournament::OpeningSource;
 use damx_session::tournament::spec::{LocalPlayer, Seconds, parse_seconds};
@@ -165,9 +166,9 @@ pub(crate) struct ShowArgs {
 impl ShowArgs {
     /// The display options; `default_board` when no `--board` is given (`-v` draws one after
     /// every move).
-    fn show(&self, default_board: Option<u32>) -> crate::show::Options {
+    fn show(&self, default_board: Option<u32>) -> RenderOptions {
         let verbose = crate::log::enabled(crate::log::Level::Verbose);
-        crate::show::Options {
+        RenderOptions {
             json: self.json,
             board_every: self
                 .board
@@ -216,20 +217,16 @@ pub(crate) struct SideArgs {
     show: ShowArgs,
 }
 
-/// What [`SideArgs`] gives a command besides its session options.
-struct Side {
-    hub: Option<damx_session::hub::HubPlayerOptions>,
-    player: EnginePlayerOptions,
-    show: crate::show::Options,
-}
-
 impl SideArgs {
-    /// Applies the DXP and record options to `session`; the players and the display.
-    fn apply(&self, session: &mut SessionConfig) -> Side {
-        self.dxp.apply(session);
+    /// Our side towards `peer`: `session` with the DXP and record options applied, the
+    /// players and the display.
+    fn side(&self, peer: Endpoint, mut session: SessionConfig) -> Side {
+        self.dxp.apply(&mut session);
         session.records = self.records.records(None);
         let name = self.dxp.name.as_deref().unwrap_or("damx");
         Side {
+            peer,
+            session,
             hub: self
                 .player
                 .hub_options(self.dxp.name.as_deref(), self.strength.limits(None)),
@@ -249,11 +246,11 @@ pub(crate) struct FollowArgs {
 
     /// How many connections to serve at once when listening (more are told so and closed)
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
-    max_connections: u32,
+    pub(crate) max_connections: u32,
 
     /// Stop after this many games in all
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    games: Option<u32>,
+    pub(crate) games: Option<u32>,
 
     /// Refuse every game (GAMEACC code 3): a peer that only talks
     #[arg(long)]
@@ -284,29 +281,17 @@ pub(crate) struct FollowArgs {
 }
 
 impl FollowArgs {
-    /// The validated configuration.
-    pub(crate) fn into_config(self) -> cmd::follow::Config {
+    /// Our side: the Follower's session, the players and the display.
+    pub(crate) fn side(&self) -> Side {
         let mut session = SessionConfig::follower(FollowerConfig {
             accept_games: !self.refuse_all,
             max_games: self.games,
             filter: self.min_minutes.map(damx_session::config::min_minutes),
             max_minutes: self.max_minutes,
         });
-        let side = self.side.apply(&mut session);
-        session.timeouts = Timeouts {
-            idle: self.idle_timeout.0,
-            first_request: self.first_request_timeout.0,
-            ..session.timeouts
-        };
-        cmd::follow::Config {
-            peer: self.peer.peer(true),
-            max_connections: self.max_connections as usize,
-            games: self.games,
-            hub: side.hub,
-            player: side.player,
-            session,
-            show: side.show,
-        }
+        session.timeouts.idle = self.idle_timeout.0;
+        session.timeouts.first_request = self.first_request_timeout.0;
+        self.side.side(self.peer.peer(true), session)
     }
 }
 
@@ -374,24 +359,26 @@ pub(crate) struct InitiateArgs {
 }
 
 impl InitiateArgs {
-    /// The validated configuration (an openings file is read later by the command).
-    pub(crate) fn into_config(self) -> cmd::initiate::Config {
-        let openings = match (self.start, self.openings, self.ballots) {
+    /// Our side: the Initiator's session (its plan is made by the command), the players and
+    /// the display.
+    pub(crate) fn side(&self) -> Side {
+        let session = SessionConfig::initiator(Default::default());
+        self.side.side(self.peer.peer(false), session)
+    }
+
+    /// The games to ask for.
+    pub(crate) fn plan(&self) -> SeriesPlan {
+        self.plan.plan(5, SeriesColors::Alternate(Color::White))
+    }
+
+    /// Where the games start; `None`: the normal start (an openings file is read by the
+    /// command).
+    pub(crate) fn openings(&self) -> Option<OpeningSource> {
+        match (self.start, &self.openings, self.ballots) {
             (Some(position), _, _) => Some(OpeningSource::Position(position)),
-            (None, Some(path), _) => Some(OpeningSource::File(path)),
+            (None, Some(path), _) => Some(OpeningSource::File(path.clone())),
             (None, None, true) => Some(OpeningSource::Ballots),
             (None, None, false) => None,
-        };
-        let mut session = SessionConfig::initiator(Default::default());
-        let side = self.side.apply(&mut session);
-        cmd::initiate::Config {
-            peer: self.peer.peer(false),
-            plan: self.plan.plan(5, SeriesColors::Alternate(Color::White)),
-            openings,
-            hub: side.hub,
-            player: side.player,
-            session,
-            show: side.show,
         }
     }
 }
@@ -409,7 +396,7 @@ const DEMO_MOVE_TIME: Duration = Duration::from_millis(200);
 pub(crate) struct DemoArgs {
     /// How many games to play (colours alternate)
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    games: u32,
+    pub(crate) games: u32,
 
     /// Play by a game clock of this many minutes each instead of a fixed time a move
     #[arg(long, value_name = "M", value_parser = clap::value_parser!(u16).range(1..=999), conflicts_with_all = ["depth", "time"])]
@@ -432,27 +419,36 @@ pub(crate) struct DemoArgs {
 }
 
 impl DemoArgs {
-    /// The validated configuration.
-    pub(crate) fn into_config(self) -> cmd::demo::Config {
+    /// The clock sent in the GAMEREQ. Without a clock of its own the demo still sends one:
+    /// some programs ignore a request without it, and the fixed time a move stays far within it.
+    pub(crate) fn minutes(&self) -> u16 {
+        self.minutes.unwrap_or(5)
+    }
+
+    /// The engine called `name`: by the clock with `--minutes`, else a fixed time a move.
+    pub(crate) fn player(&self, name: &str) -> EnginePlayerOptions {
         let fixed = match self.minutes {
             Some(_) => None,
             None => self.strength.limits(Some(DEMO_MOVE_TIME)),
         };
-        let records = self.records.records(Some(DEFAULT_PDN));
-        let player = |name: &str| engine_player(name, &self.engine, fixed.clone());
-        cmd::demo::Config {
-            games: self.games,
-            // Without a clock of its own the demo still sends one: some programs ignore a
-            // request without it, and the fixed time a move stays far within it.
-            minutes: self.minutes.unwrap_or(5),
-            initiator: player("damx initiator"),
-            follower: player("damx follower"),
-            frame_gap: self.pace.gap(),
-            records,
-            show: crate::show::Options {
-                movetext: true,
-                ..self.show.show(Some(10))
-            },
+        engine_player(name, &self.engine, fixed)
+    }
+
+    /// The Initiator's session (the Follower writes no records: one record a game).
+    pub(crate) fn session(&self) -> SessionConfig {
+        let plan = InitiatorConfig::series(self.games, Color::White, self.minutes(), 0, &[]);
+        let mut session = SessionConfig::initiator(plan);
+        session.frame_gap = self.pace.gap();
+        session.records = self.records.records(Some(DEFAULT_PDN));
+        session.records.event = Some("damx demo".to_owned());
+        session
+    }
+
+    /// How the games are shown: a board every 10 moves, and the moves at the end.
+    pub(crate) fn show(&self) -> RenderOptions {
+        RenderOptions {
+            movetext: true,
+            ..self.show.show(Some(10))
         }
     }
 }
@@ -492,28 +488,33 @@ pub(crate) struct PlayArgs {
 const PLAY_MOVE_TIME: Duration = Duration::from_secs(1);
 
 impl PlayArgs {
-    /// The validated configuration.
-    pub(crate) fn into_config(self) -> cmd::play::Config {
-        let fixed = self.strength.limits(Some(PLAY_MOVE_TIME));
-        let engine = engine_player("damx", &self.engine, fixed);
-        let records = self.records.records(Some(DEFAULT_PDN));
-        let mut session = SessionConfig::default();
-        self.dxp.apply(&mut session);
-        let name = person_name(session.name.take());
-        let opponent = match self.peer.given() {
+    /// Who the person plays: the built-in engine, or the program at `--connect` or `--listen`.
+    pub(crate) fn opponent(&self) -> Opponent {
+        match self.peer.given() {
             Some(endpoint) => Opponent::Program {
                 endpoint,
                 role: self.role,
             },
-            None => Opponent::Engine(Box::new(engine)),
-        };
-        cmd::play::Config {
-            opponent,
-            plan: self.plan.plan(60, SeriesColors::Fixed(Color::White)),
-            start: self.start,
-            name,
-            session: SessionConfig { records, ..session },
+            None => {
+                let fixed = self.strength.limits(Some(PLAY_MOVE_TIME));
+                Opponent::Engine(Box::new(engine_player("damx", &self.engine, fixed)))
+            }
         }
+    }
+
+    /// The person's session against `opponent`: the person's name, the DXP options, the
+    /// records and, when the person asks for the games, the plan (the person's colour).
+    pub(crate) fn session(&self, opponent: &Opponent) -> SessionConfig {
+        let mut session = SessionConfig::default();
+        self.dxp.apply(&mut session);
+        session.name = Some(person_name(session.name.take()));
+        session.records = self.records.records(Some(DEFAULT_PDN));
+        if opponent.person_initiates() {
+            let plan = self.plan.plan(60, SeriesColors::Fixed(Color::White));
+            let openings: Vec<Position> = self.start.into_iter().collect();
+            session.role = plan.role(&openings);
+        }
+        session
     }
 }
 

@@ -14,56 +14,40 @@ use std::thread;
 
 use crossbeam_channel::unbounded;
 use damx_session::{
-    Command, Control, EnginePlayerOptions, Event, ServerConfig, ServerEvent, SessionConfig,
-    SessionError, SessionReport, hash_per_session, serve,
+    Command, Control, Event, ServerConfig, ServerEvent, SessionError, hash_per_session, serve,
 };
 
 use damx_engine::Limits;
 
 use damx_session::hub::local_player;
 
+use crate::args::FollowArgs;
 use crate::error::Error;
 use crate::log::info;
-use crate::session::{on_interrupt, session_error, verdict};
+use crate::session::{Side, on_interrupt, session_error, verdict};
 use damx_session::{Address, Endpoint};
 
-use crate::show::{Options, Show};
-
-/// What `damx follow` does.
-#[derive(Debug)]
-pub(crate) struct Config {
-    /// Listen for connections or connect.
-    pub(crate) peer: Endpoint,
-    /// How many sessions at once when listening.
-    pub(crate) max_connections: usize,
-    /// Stop after this many games in all.
-    pub(crate) games: Option<u32>,
-    /// The engine.
-    pub(crate) player: EnginePlayerOptions,
-    /// A Hub engine program that plays instead of the engine.
-    pub(crate) hub: Option<damx_session::hub::HubPlayerOptions>,
-    /// Each session's configuration.
-    pub(crate) session: SessionConfig,
-    /// How to show the sessions.
-    pub(crate) show: Options,
-}
+use damx_session::render::{RenderOptions, Renderer};
 
 /// Plays until the games are done, the peer stops or Ctrl-C.
-pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+pub(crate) fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<(), Error> {
+    let config = &args.side();
+    let max_connections = args.max_connections as usize;
     super::hub::check(config.hub.as_ref())?;
     crate::session::check_records(&config.session.records)?;
     info!(
         "engine: {} thread(s), {} MiB of hash a game, {}",
         config.player.engine.threads,
         match &config.peer {
-            Endpoint::Listen(_) =>
-                hash_per_session(config.player.engine.hash_mb, config.max_connections),
+            Endpoint::Listen(_) => hash_per_session(config.player.engine.hash_mb, max_connections),
             Endpoint::Connect(_) => config.player.engine.hash_mb,
         },
         Limits::describe_fixed(config.player.fixed.as_ref())
     );
     match &config.peer {
-        Endpoint::Listen(address) => serve_connections(address, config, out),
+        Endpoint::Listen(address) => {
+            serve_connections(address, config, max_connections, args.games, out)
+        }
         Endpoint::Connect(_) => {
             let player = local_player(&config.player, config.hub.as_ref());
             let report = drive(
@@ -78,13 +62,20 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     }
 }
 
-/// Listens on `address` and serves every connection, up to `--max-connections` at once.
-fn serve_connections(address: &Address, config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+/// Listens on `address` and serves every connection, up to `max_connections` at once, and
+/// `games` in all.
+fn serve_connections(
+    address: &Address,
+    config: &Side,
+    max_connections: usize,
+    games: Option<u32>,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
     let listener = address.bind().map_err(session_error)?;
     let server = ServerConfig {
         session: config.session.clone(),
-        max_sessions: config.max_connections,
-        max_games: config.games,
+        max_sessions: max_connections,
+        max_games: games,
     };
     let (control, commands) = unbounded::<Command>();
     let route = control.clone();
@@ -93,17 +84,17 @@ fn serve_connections(address: &Address, config: &Config, out: &mut dyn Write) ->
     });
     let (events_tx, events) = unbounded::<ServerEvent>();
     let mut options = config.player.clone();
-    options.engine.hash_mb = hash_per_session(options.engine.hash_mb, config.max_connections);
+    options.engine.hash_mb = hash_per_session(options.engine.hash_mb, max_connections);
     let hub = config.hub.clone();
     let serving = thread::spawn(move || {
         let players = || -> Box<dyn damx_session::Player> { local_player(&options, hub.as_ref()) };
         serve(listener, &server, players, commands, events_tx)
     });
-    let mut show = Show::new(config.show.clone(), config.max_connections > 1);
+    let mut renderer = Renderer::new(config.show.clone()).tagged(max_connections > 1);
     let mut output = Ok(());
     for event in events {
         if output.is_ok() {
-            output = show.server_event(&event, out);
+            output = crate::show::write(renderer.server_event(&event), out);
             if output.is_err() {
                 // Nobody reads any more: end the games properly and quit.
                 let _ = control.send(Command::Stop);
@@ -120,16 +111,13 @@ fn serve_connections(address: &Address, config: &Config, out: &mut dyn Write) ->
 
 /// Runs one session on its own thread (`session` gets the command and event channels), with
 /// Ctrl-C routed to it, and shows its events until it is over.
-pub(crate) fn drive<F>(
-    session: F,
-    show: &Options,
-    out: &mut dyn Write,
-) -> Result<SessionReport, Error>
+pub(crate) fn drive<F, T>(session: F, show: &RenderOptions, out: &mut dyn Write) -> Result<T, Error>
 where
+    T: Send,
     F: FnOnce(
             crossbeam_channel::Receiver<Command>,
             crossbeam_channel::Sender<Event>,
-        ) -> Result<SessionReport, SessionError>
+        ) -> Result<T, SessionError>
         + Send,
 {
     let (control, commands) = Control::new();
@@ -138,13 +126,13 @@ where
         route.send(command);
     });
     let (events_tx, events) = unbounded::<Event>();
-    let mut show = Show::new(show.clone(), false);
+    let mut renderer = Renderer::new(show.clone());
     let mut output = Ok(());
     let report = thread::scope(|scope| {
         let running = scope.spawn(move || session(commands, events_tx));
         for event in events {
             if output.is_ok() {
-                output = show.event(None, &event, out);
+                output = crate::show::write(renderer.event(None, &event), out);
                 if output.is_err() {
                     control.stop();
                 }

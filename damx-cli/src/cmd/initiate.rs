@@ -9,48 +9,26 @@
 
 use std::io::Write;
 
-use damx_session::tournament::OpeningSource;
-use damx_session::{EnginePlayerOptions, SeriesPlan, SessionConfig};
-
 use damx_session::hub::local_player;
 
+use crate::args::InitiateArgs;
 use crate::error::Error;
 use crate::log::info;
 use crate::session::verdict;
-use damx_session::Endpoint;
 
 use super::follow::drive;
-use crate::show::Options;
-
-/// What `damx initiate` does.
-#[derive(Debug)]
-pub(crate) struct Config {
-    /// Connect or listen.
-    pub(crate) peer: Endpoint,
-    /// The games to ask for.
-    pub(crate) plan: SeriesPlan,
-    /// Where the games start; `None`: the normal start.
-    pub(crate) openings: Option<OpeningSource>,
-    /// The engine.
-    pub(crate) player: EnginePlayerOptions,
-    /// A Hub engine program that plays instead of the engine.
-    pub(crate) hub: Option<damx_session::hub::HubPlayerOptions>,
-    /// The session (its plan is made here).
-    pub(crate) session: SessionConfig,
-    /// How to show it.
-    pub(crate) show: Options,
-}
 
 /// Plays the games.
-pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+pub(crate) fn run(args: &InitiateArgs, out: &mut dyn Write) -> Result<(), Error> {
+    let (config, plan) = (args.side(), args.plan());
     crate::session::check_records(&config.session.records)?;
-    let openings = match &config.openings {
+    let openings = match &args.openings() {
         Some(source) => source.positions(None)?,
         None => Vec::new(),
     };
     let mut session = config.session.clone();
-    session.role = config.plan.role(&openings);
-    info!("asking for {} game(s)", config.plan.games);
+    session.role = plan.role(&openings);
+    info!("asking for {} game(s)", plan.games);
     super::hub::check(config.hub.as_ref())?;
     let player = local_player(&config.player, config.hub.as_ref());
     let report = drive(
@@ -59,7 +37,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
         out,
     )?;
     verdict([&report])?;
-    match report.unfinished_series(config.plan.games as usize) {
+    match report.unfinished_series(plan.games as usize) {
         Some(why) => Err(Error::Peer(why)),
         None => Ok(()),
     }

@@ -1,4 +1,4 @@
-//! One module per command. Each takes its validated configuration and the output to write to,
+//! One module per command. Each takes its parsed arguments and the output to write to,
 //! and returns an [`Error`] that `main` turns into a message and an exit code.
 
 use std::fmt::Display;

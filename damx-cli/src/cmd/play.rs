@@ -14,38 +14,19 @@ use std::io::{BufRead, Write};
 use std::thread;
 
 use crossbeam_channel::{Receiver, unbounded};
-use damx_rules::Position;
-use damx_session::seat::{Opponent, Seat, Shown, play_person};
-use damx_session::{ChannelPlayer, Control, Event, SeriesPlan, SessionConfig, SessionReport};
+use damx_session::seat::{Seat, Shown, play_person};
+use damx_session::{ChannelPlayer, Control, Event, SessionReport};
 
+use crate::args::PlayArgs;
 use crate::error::Error;
 use crate::session::{on_interrupt, session_error, verdict};
-use crate::show::{Options, Show};
-
-/// What `damx play` does.
-#[derive(Debug)]
-pub(crate) struct Config {
-    /// The built-in engine or another program.
-    pub(crate) opponent: Opponent,
-    /// The games asked for as Initiator (the person's colour).
-    pub(crate) plan: SeriesPlan,
-    /// The start (as Initiator).
-    pub(crate) start: Option<Position>,
-    /// The person's DXP name.
-    pub(crate) name: String,
-    /// The person's session: frame gap, time-outs, records (its role and name are set here).
-    pub(crate) session: SessionConfig,
-}
+use damx_session::render::{RenderOptions, Renderer};
 
 /// Plays.
-pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
-    let (human, turns) = ChannelPlayer::new(config.name.clone());
-    let mut session = config.session.clone();
-    if config.opponent.person_initiates() {
-        let openings: Vec<Position> = config.start.into_iter().collect();
-        session.role = config.plan.role(&openings);
-    }
-    session.name = Some(config.name.clone());
+pub(crate) fn run(args: &PlayArgs, out: &mut dyn Write) -> Result<(), Error> {
+    let opponent = args.opponent();
+    let session = args.session(&opponent);
+    let (human, turns) = ChannelPlayer::new(session.name.clone().unwrap_or_default());
     let (control, commands) = Control::new();
     let (events_tx, events) = unbounded::<Event>();
     let route = control.clone();
@@ -58,17 +39,16 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     )
     .map_err(Error::stdout)?;
 
-    let board = Options {
+    let mut renderer = Renderer::new(RenderOptions {
         board_every: Some(1),
         numbered: true,
         detail: crate::show::detail(),
-        ..Options::default()
-    };
-    let mut show = Show::new(board, false);
+        ..RenderOptions::default()
+    });
     let mut written = Ok(());
     let mut print = |shown: Shown<'_>| {
         written = match shown {
-            Shown::Event(event) => show.event(None, event, out),
+            Shown::Event(event) => crate::show::write(renderer.event(None, event), out),
             Shown::Text(text) => writeln!(out, "{text}").and_then(|()| out.flush()),
         };
         written.is_ok()
@@ -76,7 +56,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
     let reports: Vec<SessionReport> = thread::scope(|scope| {
         let session = &session;
         let running =
-            scope.spawn(move || play_person(&config.opponent, session, human, commands, events_tx));
+            scope.spawn(move || play_person(&opponent, session, human, commands, events_tx));
         Seat::new(control).converse(&events, turns, read_lines(), &mut print);
         running
             .join()
