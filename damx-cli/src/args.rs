@@ -28,7 +28,7 @@ use damx_session::words::Words;
 use crate::cmd;
 use crate::cmd::analyse::Subject;
 use crate::input::Source;
-use crate::log::Level;
+use crate::log::{Level, level_from_counts};
 
 mod egdb;
 mod hub;
@@ -95,7 +95,7 @@ pub(crate) struct GlobalArgs {
 impl GlobalArgs {
     /// The logging level these options choose.
     pub(crate) fn level(&self) -> Level {
-        Level::from_counts(u8::from(self.quiet), self.verbose)
+        level_from_counts(u8::from(self.quiet), self.verbose)
     }
 }
 

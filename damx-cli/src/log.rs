@@ -5,43 +5,40 @@
 //! here: `main` prints them (see [`crate::error`]). Per-item problems that do not stop the
 //! command (an invalid line among valid ones) use [`problem!`], which shows at every level.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
 
-/// How much the binary says on standard error.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Level {
-    /// `-q`: problems only; no warnings, no progress display.
-    Quiet = 0,
-    /// The default: problems, warnings and the progress display.
-    Normal = 1,
-    /// `-v`: also what the command is doing (settings, counts).
-    Verbose = 2,
-    /// `-vv`: also details for debugging.
-    Debug = 3,
-}
+/// How much the binary says, on standard error and in a session's display: the renderer's
+/// [`Detail`](damx_session::render::Detail). `-q` (`Quiet`): problems only, no warnings, no
+/// progress display; the default (`Normal`): problems, warnings and the progress display;
+/// `-v` (`Verbose`): also what the command is doing (settings, counts); `-vv` (`Debug`): also
+/// details for debugging.
+pub(crate) use damx_session::render::Detail as Level;
 
-impl Level {
-    /// The level for `quiet` times `-q` and `verbose` times `-v`.
-    pub(crate) fn from_counts(quiet: u8, verbose: u8) -> Level {
-        match (quiet, verbose) {
-            (q, _) if q > 0 => Level::Quiet,
-            (_, 0) => Level::Normal,
-            (_, 1) => Level::Verbose,
-            _ => Level::Debug,
-        }
+/// The level for `quiet` times `-q` and `verbose` times `-v`.
+pub(crate) fn level_from_counts(quiet: u8, verbose: u8) -> Level {
+    match (quiet, verbose) {
+        (q, _) if q > 0 => Level::Quiet,
+        (_, 0) => Level::Normal,
+        (_, 1) => Level::Verbose,
+        _ => Level::Debug,
     }
 }
 
-static LEVEL: AtomicU8 = AtomicU8::new(Level::Normal as u8);
+static LEVEL: OnceLock<Level> = OnceLock::new();
 
-/// Sets the level for the rest of the run.
+/// Sets the level for the rest of the run (once; `Normal` until then).
 pub(crate) fn set_level(level: Level) {
-    LEVEL.store(level as u8, Ordering::Relaxed);
+    let _ = LEVEL.set(level);
+}
+
+/// The level `-q`/`-v` chose.
+pub(crate) fn level() -> Level {
+    LEVEL.get().copied().unwrap_or_default()
 }
 
 /// Whether messages of `level` are shown.
 pub(crate) fn enabled(level: Level) -> bool {
-    LEVEL.load(Ordering::Relaxed) >= level as u8
+    self::level() >= level
 }
 
 /// A problem with one item of the input that does not stop the command: always shown.
@@ -87,11 +84,11 @@ mod tests {
     /// `-q` wins over `-v`, and each `-v` adds a level up to debug.
     #[test]
     fn counts_choose_the_level() {
-        assert_eq!(Level::from_counts(0, 0), Level::Normal);
-        assert_eq!(Level::from_counts(1, 0), Level::Quiet);
-        assert_eq!(Level::from_counts(1, 2), Level::Quiet);
-        assert_eq!(Level::from_counts(0, 1), Level::Verbose);
-        assert_eq!(Level::from_counts(0, 2), Level::Debug);
-        assert_eq!(Level::from_counts(0, 5), Level::Debug);
+        assert_eq!(level_from_counts(0, 0), Level::Normal);
+        assert_eq!(level_from_counts(1, 0), Level::Quiet);
+        assert_eq!(level_from_counts(1, 2), Level::Quiet);
+        assert_eq!(level_from_counts(0, 1), Level::Verbose);
+        assert_eq!(level_from_counts(0, 2), Level::Debug);
+        assert_eq!(level_from_counts(0, 5), Level::Debug);
     }
 }

@@ -48,7 +48,6 @@ mod input;
 mod log;
 mod progress;
 mod session;
-mod show;
 
 use args::{Cli, Command};
 use error::Error;

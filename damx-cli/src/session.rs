@@ -48,22 +48,15 @@ pub(crate) struct Side {
     pub(crate) show: RenderOptions,
 }
 
-/// The error for a session that could not start.
+/// The error for a session that could not start: the library's words, with the exit code of
+/// a file (the transcript) or of the network.
 pub(crate) fn session_error(error: SessionError) -> Error {
+    let context = error.to_string();
     match error {
-        SessionError::Transcript { path, source } => Error::file("open", &path, source),
-        SessionError::Connect { address, source } => Error::Network {
-            context: format!("cannot connect to {address}"),
-            source,
-        },
-        SessionError::Listen { address, source } => Error::Network {
-            context: format!("cannot listen on {address}"),
-            source,
-        },
-        SessionError::Connection(source) => Error::Network {
-            context: "cannot set up the connection".to_owned(),
-            source,
-        },
+        SessionError::Transcript { source, .. } => Error::Io { context, source },
+        SessionError::Connect { source, .. }
+        | SessionError::Listen { source, .. }
+        | SessionError::Connection(source) => Error::Network { context, source },
     }
 }
 

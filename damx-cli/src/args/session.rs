@@ -177,7 +177,7 @@ impl ShowArgs {
                 .map(|n| n as usize),
             numbered: false,
             movetext: false,
-            detail: crate::show::detail(),
+            detail: crate::log::level(),
         }
     }
 }

@@ -95,20 +95,14 @@ fn load_game(args: &AnalyseArgs) -> Result<Game, Error> {
         }
         Subject::Pdn(path) => path,
     };
-    let name = path.display();
-    let game = args.game as usize;
-    pdn::game_at(&read_text(path)?, game, args.ply).map_err(|error| match error {
-        GameAtError::Pdn(e) => Error::Invalid(format!("{name}: {e}")),
-        GameAtError::Replay { error, .. } => {
-            Error::Invalid(format!("{name}: game {game}: {error}"))
+    let text = read_text(path)?;
+    pdn::game_at(&text, args.game as usize, args.ply).map_err(|error| {
+        // A text that does not read is bad input; a game or ply it lacks, a bad option.
+        let message = format!("{}: {error}", path.display());
+        match error {
+            GameAtError::Pdn(_) | GameAtError::Replay { .. } => Error::Invalid(message),
+            GameAtError::NoGame { .. } | GameAtError::NoPly { .. } => Error::Usage(message),
         }
-        GameAtError::NoGame { games, .. } => {
-            let s = if games == 1 { "" } else { "s" };
-            Error::Usage(format!("--game {game}: {name} holds {games} game{s}"))
-        }
-        GameAtError::NoPly { ply, plies, .. } => Error::Usage(format!(
-            "--ply {ply}: game {game} of {name} has {plies} plies"
-        )),
     })
 }
 

@@ -94,7 +94,7 @@ fn serve_connections(
     let mut output = Ok(());
     for event in events {
         if output.is_ok() {
-            output = crate::show::write(renderer.server_event(&event), out);
+            output = super::write_lines(renderer.server_event(&event), out);
             if output.is_err() {
                 // Nobody reads any more: end the games properly and quit.
                 let _ = control.send(Command::Stop);
@@ -132,7 +132,7 @@ where
         let running = scope.spawn(move || session(commands, events_tx));
         for event in events {
             if output.is_ok() {
-                output = crate::show::write(renderer.event(None, &event), out);
+                output = super::write_lines(renderer.event(None, &event), out);
                 if output.is_err() {
                     control.stop();
                 }

@@ -6,10 +6,11 @@ use std::io::Write;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
+use damx_session::render::Line;
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::log::info;
+use crate::log::{info, note, problem};
 
 pub(crate) mod analyse;
 pub(crate) mod bench;
@@ -78,6 +79,23 @@ pub(crate) fn in_background<M: Send, T: Send>(
         let outcome = worker.join();
         outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })
+}
+
+/// Writes the lines a session's [`Renderer`](damx_session::render::Renderer) makes of one
+/// event: its output lines (text, or the event as a JSON line) on `out`, its notes and
+/// problems on standard error. How much it shows is the level `-q`/`-v` chose.
+pub(crate) fn write_lines(lines: Vec<Line>, out: &mut dyn Write) -> std::io::Result<()> {
+    if lines.is_empty() {
+        return Ok(());
+    }
+    for line in lines {
+        match line {
+            Line::Out(text) => writeln!(out, "{text}")?,
+            Line::Note(text) => note!("{text}"),
+            Line::Problem(text) => problem!("{text}"),
+        }
+    }
+    out.flush()
 }
 
 /// Writes `report` as one line of JSON, or as its text.

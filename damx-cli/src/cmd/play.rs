@@ -42,13 +42,13 @@ pub(crate) fn run(args: &PlayArgs, out: &mut dyn Write) -> Result<(), Error> {
     let mut renderer = Renderer::new(RenderOptions {
         board_every: Some(1),
         numbered: true,
-        detail: crate::show::detail(),
+        detail: crate::log::level(),
         ..RenderOptions::default()
     });
     let mut written = Ok(());
     let mut print = |shown: Shown<'_>| {
         written = match shown {
-            Shown::Event(event) => crate::show::write(renderer.event(None, event), out),
+            Shown::Event(event) => super::write_lines(renderer.event(None, event), out),
             Shown::Text(text) => writeln!(out, "{text}").and_then(|()| out.flush()),
         };
         written.is_ok()
