@@ -7,7 +7,7 @@ use std::process::Output;
 
 mod common;
 use common::Expect::{Has, Is, Ours};
-use common::{TempDir, code, damx_with_input, run, stderr, stdout, words};
+use common::{TempDir, code, damx_with_input, run, run_with, stderr, stdout};
 
 /// Some of the spec's test vectors (dxp.md §5) and their JSON (damx-wire's serde shape; its
 /// tests hold every vector).
@@ -34,7 +34,7 @@ fn vector_lines(json: bool) -> String {
 #[test]
 fn the_skeleton() {
     let version = format!("damx {}\n", env!("CARGO_PKG_VERSION"));
-    run(&["--version"], b"", 0, Is(&version), Is(""));
+    run_with(&["--version"], b"", 0, Is(&version), Is(""));
     let overview = [
         "decode",
         "encode",
@@ -43,10 +43,10 @@ fn the_skeleton() {
         "bench",
         "Exit codes:",
     ];
-    run(&["--help"], b"", 0, Has(&overview), Is(""));
+    run_with(&["--help"], b"", 0, Has(&overview), Is(""));
     for command in ["decode", "encode", "analyse", "perft", "bench"] {
         let example = format!("  damx {command} ");
-        run(
+        run_with(
             &[command, "--help"],
             b"",
             0,
@@ -62,13 +62,13 @@ fn the_skeleton() {
         "decode --frames E00",
         "decode -v -q E00",
     ] {
-        run(&words(line), b"", 2, Is(""), Has(&[]));
+        run(line, 2, Is(""), Has(&[]));
     }
-    run(&words("-q decode E00"), b"", 0, Has(&["gameend"]), Is(""));
+    run("-q decode E00", 0, Has(&["gameend"]), Is(""));
     let verbose = Is("damx: 1 of 1 messages decoded\n");
-    run(&words("decode E00 -v"), b"", 0, Has(&["gameend"]), verbose);
+    run("decode E00 -v", 0, Has(&["gameend"]), verbose);
     // Problems with the input show even when quiet.
-    run(&words("-q decode X"), b"", 1, Is(""), Ours(&["X"]));
+    run("-q decode X", 1, Is(""), Ours(&["X"]));
 }
 
 /// A reader that stops reading (`damx decode | head -1`) ends the command quietly.
@@ -100,14 +100,14 @@ fn decode() {
     let (wire, json) = (vector_lines(false), vector_lines(true));
     let mut args = vec!["decode"];
     args.extend(VECTORS.iter().map(|vector| vector.0));
-    run(&args, b"", 0, Is(&json), Is(""));
-    run(&["decode"], wire.as_bytes(), 0, Is(&json), Is(""));
+    run_with(&args, b"", 0, Is(&json), Is(""));
+    run_with(&["decode"], wire.as_bytes(), 0, Is(&json), Is(""));
     let dir = TempDir::new("decode");
     let file = dir.file("messages.txt", &wire);
-    run(&["decode", "--file", &file], b"", 0, Is(&json), Is(""));
+    run_with(&["decode", "--file", &file], b"", 0, Is(&json), Is(""));
     let missing = dir.path("missing.txt");
     let error = format!("damx: cannot open {missing}: no such file or directory\n");
-    run(&["decode", "-f", &missing], b"", 3, Is(""), Is(&error));
+    run_with(&["decode", "-f", &missing], b"", 3, Is(""), Is(&error));
 
     let gameend = "{\"type\":\"gameend\",\"reason\":\"no_reason\",\"stop\":\"continue\"}\n";
     let backacc = "{\"type\":\"backacc\",\"code\":\"not_supported\"}\n";
@@ -117,7 +117,7 @@ fn decode() {
          damx: line 6: \"M00120611\": MOVE: byte 9: expected at least 11 bytes, found 9\n\
          damx: line 7: \"K1 \": BACKACC: byte 2: expected 2 bytes, found 3\n\
          damx: 4 of 6 messages could not be decoded\n";
-    run(
+    run_with(
         &["decode"],
         input,
         1,
@@ -125,20 +125,14 @@ fn decode() {
         Is(errors),
     );
     let argument = ["damx: argument 2: \"E09\": GAMEEND: byte 2:"];
-    run(
-        &words("decode E00 E09"),
-        b"",
-        1,
-        Is(gameend),
-        Ours(&argument),
-    );
+    run("decode E00 E09", 1, Is(gameend), Ours(&argument));
 
     let stream = b"E00\0K1\0\0M0012061100\0\xffab\0CHello";
     let errors = "damx: frame 3 (byte 7): \"\": empty frame: a NUL with no message before it\n\
          damx: frame 5 (byte 20): \"\\xffab\": frame byte 0: 0xff is not 7-bit ASCII\n\
          damx: frame 6 (byte 24): \"CHello\": stream ended inside a frame (6 bytes without a NUL)\n\
          damx: 3 of 6 messages could not be decoded\n";
-    let output = run(&["decode", "--frames"], stream, 1, Has(&[]), Is(errors));
+    let output = run_with(&["decode", "--frames"], stream, 1, Has(&[]), Is(errors));
     let lines: Vec<String> = stdout(&output).lines().map(str::to_owned).collect();
     assert_eq!(lines.len(), 3);
     assert!(lines[2].contains(r#""from":6"#), "{lines:?}");
@@ -150,16 +144,16 @@ fn decode() {
 #[test]
 fn encode() {
     let (wire, json) = (vector_lines(false), vector_lines(true));
-    run(&["encode"], json.as_bytes(), 0, Is(&wire), Is(""));
+    run_with(&["encode"], json.as_bytes(), 0, Is(&wire), Is(""));
     let decoded = damx_with_input(&["decode"], wire.as_bytes());
-    run(&["encode"], &decoded.stdout, 0, Is(&wire), Is(""));
+    run_with(&["encode"], &decoded.stdout, 0, Is(&wire), Is(""));
     let frames = [
         "encode",
         "--frames",
         r#"{"type":"gameend","reason":"give_up","stop":"stop"}"#,
         r#"{"type":"backacc","code":"accepted"}"#,
     ];
-    run(&frames, b"", 0, Is("E11\0K0\0"), Is(""));
+    run_with(&frames, b"", 0, Is("E11\0K0\0"), Is(""));
 
     let input = concat!(
         r#"{"type":"gameend","reason":"draw","stop":"continue"}"#,
@@ -172,7 +166,7 @@ fn encode() {
         r#"{"type":"backacc","code":"declined"}"#,
         "\n",
     );
-    let output = run(&["encode"], input.as_bytes(), 1, Is("E20\nK2\n"), Ours(&[]));
+    let output = run_with(&["encode"], input.as_bytes(), 1, Is("E20\nK2\n"), Ours(&[]));
     let errors = stderr(&output);
     let lines: Vec<&str> = errors.lines().collect();
     assert_eq!(lines.len(), 4, "{errors}");
@@ -195,18 +189,18 @@ fn perft() {
         "depth    5\nthreads  1\nnodes    27117\ntime     ",
         " s\nspeed    ",
     ];
-    run(&words("perft startpos 5"), b"", 0, Has(&report), Is(""));
+    run("perft startpos 5", 0, Has(&report), Is(""));
     for (line, nodes, divided) in [
         ("perft startpos 2 --json --divide", 81, Some(9)),
         ("perft startpos 0 --json", 1, None),
     ] {
-        let output = run(&words(line), b"", 0, Has(&[]), Is(""));
+        let output = run(line, 0, Has(&[]), Is(""));
         let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
         assert_eq!(report["nodes"], nodes);
         assert_eq!(report["divide"].as_array().map(Vec::len), divided);
     }
     let says = ["square 51 is outside 1..=50"];
-    run(&words("perft W:W31-51:B1-20 3"), b"", 2, Is(""), Has(&says));
+    run("perft W:W31-51:B1-20 3", 2, Is(""), Has(&says));
 }
 
 /// The JSON lines of `analyse --json`, each parsed.
@@ -222,8 +216,7 @@ fn json_values(output: &Output) -> Vec<serde_json::Value> {
 #[test]
 fn analyse_prints_a_line_per_depth_and_the_best_move() {
     let output = run(
-        &words("analyse startpos --depth 4 --hash 4"),
-        b"",
+        "analyse startpos --depth 4 --hash 4",
         0,
         Has(&["W:W31,32,33"]),
         Is(""),
@@ -249,13 +242,7 @@ fn analyse_prints_a_line_per_depth_and_the_best_move() {
             .iter()
             .any(|mv| start.move_text(mv) == best)
     );
-    let output = run(
-        &words("analyze startpos --depth 1 --json"),
-        b"",
-        0,
-        Has(&[]),
-        Is(""),
-    );
+    let output = run("analyze startpos --depth 1 --json", 0, Has(&[]), Is(""));
     assert_eq!(json_values(&output).len(), 2);
 }
 
@@ -272,33 +259,15 @@ fn analyse_positions_from_files_and_bad_input() {
         "1. 32-28 *\n\n1. 33-28 19-23 2. 28x19 14x23 *\n",
     );
     let args = "--game 2 --ply 2 --depth 2 --json --hash 4";
-    let output = run(
-        &words(&format!("analyse {pdn} {args}")),
-        b"",
-        0,
-        Has(&[]),
-        Is(""),
-    );
+    let output = run(&format!("analyse {pdn} {args}"), 0, Has(&[]), Is(""));
     let start = damx_rules::Position::initial();
     let after = start.play(&start.parse_move("33-28").unwrap());
     let after = after.play(&after.parse_move("19-23").unwrap());
     assert_eq!(json_values(&output).last().unwrap()["fen"], after.to_fen());
 
     let lost = "no legal move: white to move has lost\n";
-    run(
-        &words("analyse W:W46:B37,41 --depth 3"),
-        b"",
-        0,
-        Has(&[lost]),
-        Is(""),
-    );
-    let output = run(
-        &words("analyse W:W46:B37,41 --depth 3 --json"),
-        b"",
-        0,
-        Has(&[]),
-        Is(""),
-    );
+    run("analyse W:W46:B37,41 --depth 3", 0, Has(&[lost]), Is(""));
+    let output = run("analyse W:W46:B37,41 --depth 3 --json", 0, Has(&[]), Is(""));
     let lines = json_values(&output);
     assert!(
         lines.len() == 1 && lines[0]["best_move"].is_null(),
@@ -316,13 +285,7 @@ fn analyse_positions_from_files_and_bad_input() {
         ("startpos --ply 1".into(), 2, Ours(&["PDN file"])),
         ("W:W31-55:B1-20".into(), 2, Has(&["55"])),
     ] {
-        run(
-            &words(&format!("analyse {args} --depth 1")),
-            b"",
-            exit,
-            Is(""),
-            says,
-        );
+        run(&format!("analyse {args} --depth 1"), exit, Is(""), says);
     }
 }
 
@@ -335,14 +298,8 @@ fn bench_prints_the_engines_signature() {
         ..damx_engine::BenchOptions::default()
     });
     let nodes = format!("\nnodes    {}\n", expected.nodes);
-    run(&words("bench --depth 2"), b"", 0, Has(&[&nodes]), Is(""));
-    let output = run(
-        &words("bench --depth 2 --json --threads 1"),
-        b"",
-        0,
-        Has(&[]),
-        Is(""),
-    );
+    run("bench --depth 2", 0, Has(&[&nodes]), Is(""));
+    let output = run("bench --depth 2 --json --threads 1", 0, Has(&[]), Is(""));
     let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(report["nodes"], expected.nodes);
 }

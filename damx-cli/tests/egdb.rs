@@ -3,7 +3,7 @@
 
 mod common;
 use common::Expect::{Has, Is, Ours};
-use common::{TempDir, run, words};
+use common::{TempDir, run};
 
 /// The commands end to end: what they print and where, and their exit codes (what the
 /// databases hold and the reports' words: damx-engine's tests).
@@ -13,33 +13,15 @@ fn build_info_probe_verify_and_a_damaged_file() {
     let set = dir.path("set");
     let egdb = |line: &str| format!("{line} --egdb {set}");
     let built = ["KK-K ", "16 slices built, 0 kept"];
-    run(
-        &words(&egdb("egdb build --pieces 3")),
-        b"",
-        0,
-        Has(&built),
-        Is(""),
-    );
+    run(&egdb("egdb build --pieces 3"), 0, Has(&built), Is(""));
     let complete = ["complete up to 3 pieces"];
-    run(&words(&egdb("egdb info")), b"", 0, Has(&complete), Is(""));
+    run(&egdb("egdb info"), 0, Has(&complete), Is(""));
     let probe = egdb("egdb probe W:WK46:BK5");
-    run(
-        &words(&probe),
-        b"",
-        0,
-        Has(&["then black to move: win"]),
-        Is(""),
-    );
+    run(&probe, 0, Has(&["then black to move: win"]), Is(""));
     // Too many pieces: unknown, with the reason on standard error.
     let probe = egdb("egdb probe startpos");
-    run(
-        &words(&probe),
-        b"",
-        0,
-        Has(&["unknown"]),
-        Has(&["40 pieces"]),
-    );
-    run(&words(&egdb("egdb verify")), b"", 0, Has(&[]), Is(""));
+    run(&probe, 0, Has(&["unknown"]), Has(&["40 pieces"]));
+    run(&egdb("egdb verify"), 0, Has(&[]), Is(""));
 
     // A corrupt file is named and skipped, verify fails, a build repairs it.
     let file = dir.0.join("set").join("KK-K.egdb");
@@ -48,23 +30,17 @@ fn build_info_probe_verify_and_a_damaged_file() {
     bytes[middle] ^= 1;
     std::fs::write(&file, bytes).unwrap();
     let skipped = Ours(&["KK-K.egdb", "checksum"]);
-    run(&words(&egdb("egdb info")), b"", 0, Has(&[]), skipped);
-    run(&words(&egdb("egdb verify")), b"", 1, Has(&[]), Has(&[]));
+    run(&egdb("egdb info"), 0, Has(&[]), skipped);
+    run(&egdb("egdb verify"), 1, Has(&[]), Has(&[]));
     let repaired = ["1 slices built, 15 kept"];
     let again = Has(&["building KK-K again"]);
-    run(
-        &words(&egdb("egdb build --pieces 3")),
-        b"",
-        0,
-        Has(&repaired),
-        again,
-    );
+    run(&egdb("egdb build --pieces 3"), 0, Has(&repaired), again);
 
     // The engine uses them, and plays on without them.
     let analyse = egdb("analyse W:WK1,K2:BK50 --depth 3");
-    run(&words(&analyse), b"", 0, Has(&["score 0.00"]), Has(&[]));
+    run(&analyse, 0, Has(&["score 0.00"]), Has(&[]));
     let missing = "analyse W:WK1,K2:BK50 --depth 3 --egdb /nonexistent/x";
-    run(&words(missing), b"", 0, Has(&[]), Has(&["/nonexistent/x"]));
+    run(missing, 0, Has(&[]), Has(&["/nonexistent/x"]));
 }
 
 /// A build that needs more memory than the machine has is refused with the estimate (2), and
@@ -74,9 +50,9 @@ fn a_build_beyond_the_memory_is_refused_with_the_estimate() {
     let dir = TempDir::new("egdb-huge");
     if std::path::Path::new("/proc/meminfo").exists() {
         let huge = format!("egdb build --pieces 7 --dir {}", dir.path("huge"));
-        run(&words(&huge), b"", 2, Is(""), Has(&["MiB of memory"]));
+        run(&huge, 2, Is(""), Has(&["MiB of memory"]));
     }
-    run(&words("egdb build --pieces 8"), b"", 2, Is(""), Has(&[]));
+    run("egdb build --pieces 8", 2, Is(""), Has(&[]));
 }
 
 /// `damx match --adjudicate egdb`: games that reach a quiet position within the databases end
@@ -88,8 +64,7 @@ fn a_match_adjudicated_by_the_databases_and_resumed() {
     let dir = TempDir::new("egdb-match");
     let set = dir.path("set");
     run(
-        &words(&format!("egdb build --pieces 3 --dir {set}")),
-        b"",
+        &format!("egdb build --pieces 3 --dir {set}"),
         0,
         Has(&[]),
         Is(""),
@@ -103,28 +78,22 @@ fn a_match_adjudicated_by_the_databases_and_resumed() {
          --openings {openings} --results {results}"
     );
     let ended = "games ended by: egdb 2";
-    let output = run(&words(&series), b"", 0, Has(&[ended]), Has(&[]));
+    let output = run(&series, 0, Has(&[ended]), Has(&[]));
     let verdict = "2-0 egdb endgame database: loss (6 plies to conversion) for black";
     assert_eq!(common::stdout(&output).matches(verdict).count(), 2);
     let file = std::fs::read_to_string(&results).unwrap();
     assert_eq!(file.matches("\"reason\":\"egdb\"").count(), 2, "{file}");
     let resumed = ["RESUMED 1 2-0 egdb", "RESUMED 2 2-0 egdb", ended];
-    run(
-        &words(&format!("{series} --resume")),
-        b"",
-        0,
-        Has(&resumed),
-        Has(&[]),
-    );
+    run(&format!("{series} --resume"), 0, Has(&resumed), Has(&[]));
 
     let empty = dir.path("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let refused = Ours(&["--adjudicate egdb: ", "damx egdb build --pieces 4"]);
     for missing in [empty.as_str(), "/nonexistent/damx-egdb"] {
         let line = format!("{players} --adjudicate-egdb {missing}");
-        run(&words(&line), b"", 1, Is(""), refused);
+        run(&line, 1, Is(""), refused);
     }
     let tournament =
         "tournament --engine builtin,depth=2 --engine builtin,depth=2 --adjudicate egdb";
-    run(&words(tournament), b"", 1, Is(""), refused);
+    run(tournament, 1, Is(""), refused);
 }

@@ -7,7 +7,7 @@ use std::process::Command;
 
 mod common;
 use common::Expect::{Has, Is};
-use common::{run, stdout, words};
+use common::{run, run_with, stdout, words};
 
 const QUICK: &str =
     "--minutes 0 --max-moves 40 --adjudicate material --pace 0 --grace 0.3 --move-timeout 2";
@@ -33,7 +33,7 @@ fn a_small_match() {
          --concurrency 2 {QUICK}"
     );
     let says = ["PARTICIPANT 1 engine engine", "\nEND complete\n"];
-    let text = stdout(&run(&words(&line), b"", 0, Has(&says), Has(&[])));
+    let text = stdout(&run(&line, 0, Has(&says), Has(&[])));
     let first_words: Vec<&str> = text.lines().filter_map(|l| l.split(' ').next()).collect();
     for word in ["GAME", "BEGIN", "RESULT"] {
         assert_eq!(
@@ -56,7 +56,7 @@ fn records_that_cannot_be_saved_exit_3() {
     let players = "match --engine builtin=first --engine builtin=random,seed=3";
     let line = format!("{players} --games 3 --concurrency 1 --results /dev/full {QUICK}");
     let failed = Has(&["3 of 3 game records could not be saved"]);
-    let text = stdout(&run(&words(&line), b"", 3, Has(&[]), failed));
+    let text = stdout(&run(&line, 3, Has(&[]), failed));
     assert_eq!(text.matches("\nRESULT ").count(), 3, "{text}");
     assert_eq!(
         text.matches("WARNING cannot write /dev/full").count(),
@@ -64,7 +64,7 @@ fn records_that_cannot_be_saved_exit_3() {
         "{text}"
     );
     let line = format!("{players} --games 2 --results /dev/null/results.jsonl {QUICK}");
-    let output = run(&words(&line), b"", 3, Has(&[]), Has(&[]));
+    let output = run(&line, 3, Has(&[]), Has(&[]));
     assert!(!stdout(&output).contains("BEGIN"), "{output:?}");
 }
 
@@ -77,7 +77,7 @@ fn a_tournament_with_a_broken_program() {
     let mut args = words("tournament --format gauntlet --engine builtin,depth=1 --engine");
     args.push(&broken);
     args.extend(words(&rest));
-    let lines = json_lines(&run(&args, b"", 0, Has(&[]), Has(&[])));
+    let lines = json_lines(&run_with(&args, b"", 0, Has(&[]), Has(&[])));
     assert_eq!(lines.len(), 5, "four games and the standings");
     let broken_games: Vec<_> = lines[..4]
         .iter()
@@ -139,6 +139,6 @@ fn usage_errors() {
             "elo1",
         ),
     ] {
-        run(&words(line), b"", 2, Is(""), Has(&[says]));
+        run(line, 2, Is(""), Has(&[says]));
     }
 }

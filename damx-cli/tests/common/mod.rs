@@ -86,8 +86,20 @@ impl Expect<'_> {
     }
 }
 
+/// Runs `damx` with the words of `line` (see [`words`]) and no input to the end, and checks its
+/// exit code and both streams.
+pub fn run(line: &str, exit: i32, out: Expect<'_>, err: Expect<'_>) -> Output {
+    run_with(&words(line), b"", exit, out, err)
+}
+
 /// Runs `damx args` with `stdin` to the end and checks its exit code and both streams.
-pub fn run(args: &[&str], stdin: &[u8], exit: i32, out: Expect<'_>, err: Expect<'_>) -> Output {
+pub fn run_with(
+    args: &[&str],
+    stdin: &[u8],
+    exit: i32,
+    out: Expect<'_>,
+    err: Expect<'_>,
+) -> Output {
     let output = damx_with_input(args, stdin);
     assert_eq!(code(&output), exit, "{args:?}: {}", stderr(&output));
     out.check("stdout", &stdout(&output), args);
