@@ -3,7 +3,6 @@
 //! each with a hard time limit, checking what they print, the files they write and their exit
 //! codes. Engines search one or two plies deep so that whole games take a second or two.
 
-use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::time::Duration;
@@ -11,7 +10,16 @@ use std::time::Duration;
 use damx_rules::GameResult;
 
 mod common;
-use common::{Damx, LIMIT, TempDir, games_in};
+use common::{Damx, TempDir, games_in};
+/// A scripted peer on a raw socket: damx-session's, shared with its socket tests.
+#[path = "../../damx-session/tests/common/raw_peer.rs"]
+mod raw_peer;
+use raw_peer::RawPeer;
+
+/// A scripted peer connected to `address`.
+fn scripted_peer(address: &str) -> RawPeer {
+    RawPeer::new(TcpStream::connect(address).unwrap())
+}
 
 /// Engines that finish a game in a second or two.
 const QUICK: &str = "--depth 2 --hash 4 --pace 2";
@@ -27,29 +35,6 @@ fn ends_with(process: Damx, code: i32) -> (String, String) {
 fn json_lines(out: &str) -> Vec<serde_json::Value> {
     let parse = |line: &str| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
     out.lines().map(parse).collect()
-}
-
-/// A scripted peer on a raw socket: NUL-terminated frames out and in.
-struct Peer(BufReader<TcpStream>);
-
-impl Peer {
-    fn connect(address: &str) -> Peer {
-        let stream = TcpStream::connect(address).unwrap();
-        stream.set_read_timeout(Some(LIMIT)).unwrap();
-        Peer(BufReader::new(stream))
-    }
-
-    fn send(&mut self, frame: &str) {
-        let bytes = format!("{frame}\0");
-        self.0.get_mut().write_all(bytes.as_bytes()).unwrap();
-    }
-
-    fn next(&mut self) -> String {
-        let mut frame = Vec::new();
-        self.0.read_until(0, &mut frame).unwrap();
-        assert_eq!(frame.pop(), Some(0), "the connection stays up");
-        String::from_utf8(frame).unwrap()
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -295,27 +280,27 @@ fn play_answers_the_peers_take_back_request() {
     let mut play = Damx::line(&format!(
         "play --listen 127.0.0.1:0 --role follower --name Person --pace 0 --pdn {pdn}"
     ));
-    let mut peer = Peer::connect(&format!("127.0.0.1:{}", play.listening_port()));
+    let mut peer = scripted_peer(&format!("127.0.0.1:{}", play.listening_port()));
     // The person plays black; the peer (white) opens with 32-28.
-    peer.send("R01Scripted                        Z010000A");
-    assert_eq!(peer.next(), "APerson                          0");
-    peer.send("M0001322800");
+    peer.send(b"R01Scripted                        Z010000A\0");
+    assert_eq!(peer.expect(""), "APerson                          0");
+    peer.send(b"M0001322800\0");
     play.expect("your move", |line| line.starts_with("your move (black"));
     play.type_line("19-23");
-    let reply = peer.next();
+    let reply = peer.expect("M");
     assert!(
         reply.starts_with('M') && reply.ends_with("192300"),
         "{reply}"
     );
-    peer.send("B001W");
+    peer.send(b"B001W\0");
     play.expect("the question", |line| {
         line.contains("accept the take-back?")
     });
     play.type_line("yes");
-    assert_eq!(peer.next(), "K0");
+    assert_eq!(peer.expect(""), "K0");
     play.expect("the take-back", |line| line.contains("taken back to ply 0"));
-    peer.send("E01");
-    assert_eq!(peer.next(), "E01");
+    peer.send(b"E01\0");
+    assert_eq!(peer.expect(""), "E01");
     drop(peer);
     let (out, _) = ends_with(play, 0);
     let over = "game 1 over: * (white ended the game without a reason)";
@@ -352,14 +337,14 @@ fn proxy_flags_an_illegal_move() {
         "proxy --listen 127.0.0.1:0 --json --connect {target}"
     ));
     let line = proxy.expect("listening", |line| line.contains("listening"));
-    let mut peer = Peer::connect(json_lines(&line)[0]["address"].as_str().unwrap());
+    let mut peer = scripted_peer(json_lines(&line)[0]["address"].as_str().unwrap());
     // We play white (the Follower black): R, then 32-26, which no man can do.
-    peer.send("R01Scripted                        Z005000A");
-    assert!(peer.next().ends_with('0'), "accepted");
-    peer.send("M0000322600");
+    peer.send(b"R01Scripted                        Z005000A\0");
+    assert!(peer.expect("A").ends_with('0'), "accepted");
+    peer.send(b"M0000322600\0");
     // The Follower tells us (CHAT) and ends the game (GAMEEND); we acknowledge.
-    while !peer.next().starts_with('E') {}
-    peer.send("E00");
+    while !peer.expect("").starts_with('E') {}
+    peer.send(b"E00\0");
     drop(peer);
 
     let (log, errors) = ends_with(proxy, 4);
@@ -434,8 +419,8 @@ fn ctrl_c_stops_a_waiting_follower_and_the_proxy() {
     let mut follower = Damx::line("follow --listen 127.0.0.1:0");
     let target = format!("127.0.0.1:{}", follower.listening_port());
     let mut proxy = Damx::line(&format!("proxy --listen 127.0.0.1:0 --connect {target}"));
-    let mut peer = Peer::connect(&format!("127.0.0.1:{}", proxy.listening_port()));
-    peer.send("CHello");
+    let mut peer = scripted_peer(&format!("127.0.0.1:{}", proxy.listening_port()));
+    peer.send(b"CHello\0");
     proxy.expect("the chat", |line| line.ends_with("A chats: Hello"));
     proxy.interrupt();
     let (out, errors) = ends_with(proxy, 130);

@@ -5,12 +5,13 @@
 
 mod common;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
+use common::raw_peer::RawPeer;
 use common::{bounded, drain, temp_dir};
 use crossbeam_channel::{Receiver, unbounded};
 use damx_rules::{Color, Game, GameResult, Move, Position};
@@ -21,59 +22,6 @@ use damx_session::{
 };
 
 const LIMIT: Duration = Duration::from_secs(20);
-
-/// The other end, driven by hand.
-struct RawPeer {
-    stream: TcpStream,
-    buf: Vec<u8>,
-}
-
-impl RawPeer {
-    fn new(stream: TcpStream) -> RawPeer {
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
-        RawPeer {
-            stream,
-            buf: Vec::new(),
-        }
-    }
-
-    fn send(&mut self, bytes: &[u8]) {
-        self.stream.write_all(bytes).unwrap();
-    }
-
-    /// The next frame as text; `None` at the end of the stream.
-    fn frame(&mut self) -> Option<String> {
-        loop {
-            if let Some(nul) = self.buf.iter().position(|&b| b == 0) {
-                let frame: Vec<u8> = self.buf.drain(..=nul).collect();
-                return Some(String::from_utf8_lossy(&frame[..nul]).into_owned());
-            }
-            let mut chunk = [0u8; 512];
-            match self.stream.read(&mut chunk) {
-                Ok(0) => return None,
-                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
-                Err(error) if error.kind() == std::io::ErrorKind::ConnectionReset => return None,
-                Err(error) => panic!("no frame in time: {error}"),
-            }
-        }
-    }
-
-    /// The next frame, which must start with `prefix`.
-    fn expect(&mut self, prefix: &str) -> String {
-        let frame = self
-            .frame()
-            .unwrap_or_else(|| panic!("end of stream, not {prefix}"));
-        assert!(frame.starts_with(prefix), "{frame:?} is not {prefix}...");
-        frame
-    }
-
-    /// Everything until the end of the stream.
-    fn rest(&mut self) -> Vec<String> {
-        std::iter::from_fn(|| self.frame()).collect()
-    }
-}
 
 /// A running damx session and what the test sees of it.
 struct Damx {

@@ -3,6 +3,8 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod raw_peer;
+
 use std::thread;
 use std::time::{Duration, Instant};
 
