@@ -3,11 +3,10 @@
 //! what standard output and standard error must hold.
 
 use std::io::Write;
-use std::process::Output;
 
 mod common;
 use common::Expect::{Has, Is, Ours};
-use common::{TempDir, code, damx_with_input, run, run_with, stderr, stdout};
+use common::{TempDir, code, damx_with_input, json_lines, run, run_with, stderr, stdout};
 
 /// Some of the spec's test vectors (dxp.md §5) and their JSON (damx-wire's serde shape; its
 /// tests hold every vector).
@@ -203,14 +202,6 @@ fn perft() {
     run("perft W:W31-51:B1-20 3", 2, Is(""), Has(&says));
 }
 
-/// The JSON lines of `analyse --json`, each parsed.
-fn json_values(output: &Output) -> Vec<serde_json::Value> {
-    stdout(output)
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
-        .collect()
-}
-
 /// `analyse` as text: the board, one line per depth up to the limit, then the best move,
 /// legal in the position; `analyze` is the same command.
 #[test]
@@ -243,7 +234,7 @@ fn analyse_prints_a_line_per_depth_and_the_best_move() {
             .any(|mv| start.move_text(mv) == best)
     );
     let output = run("analyze startpos --depth 1 --json", 0, Has(&[]), Is(""));
-    assert_eq!(json_values(&output).len(), 2);
+    assert_eq!(json_lines(&stdout(&output)).len(), 2);
 }
 
 /// A PDN file gives the position of `--game` after `--ply` plies (the choice itself:
@@ -263,12 +254,15 @@ fn analyse_positions_from_files_and_bad_input() {
     let start = damx_rules::Position::initial();
     let after = start.play(&start.parse_move("33-28").unwrap());
     let after = after.play(&after.parse_move("19-23").unwrap());
-    assert_eq!(json_values(&output).last().unwrap()["fen"], after.to_fen());
+    assert_eq!(
+        json_lines(&stdout(&output)).last().unwrap()["fen"],
+        after.to_fen()
+    );
 
     let lost = "no legal move: white to move has lost\n";
     run("analyse W:W46:B37,41 --depth 3", 0, Has(&[lost]), Is(""));
     let output = run("analyse W:W46:B37,41 --depth 3 --json", 0, Has(&[]), Is(""));
-    let lines = json_values(&output);
+    let lines = json_lines(&stdout(&output));
     assert!(
         lines.len() == 1 && lines[0]["best_move"].is_null(),
         "{lines:?}"

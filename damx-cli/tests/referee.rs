@@ -7,7 +7,7 @@ use std::process::Command;
 
 mod common;
 use common::Expect::{Has, Is};
-use common::{run, run_with, stdout, words};
+use common::{json_lines, run, run_with, stdout, words};
 
 const QUICK: &str =
     "--minutes 0 --max-moves 40 --adjudicate material --pace 0 --grace 0.3 --move-timeout 2";
@@ -17,12 +17,6 @@ const BROKEN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../damx-session/tests/programs/broken_follower.py"
 );
-
-/// The JSON lines of standard output, each parsed.
-fn json_lines(output: &std::process::Output) -> Vec<serde_json::Value> {
-    let parse = |line: &str| serde_json::from_str(line).expect("JSON lines");
-    stdout(output).lines().map(parse).collect()
-}
 
 /// A match of four games: the schedule, each game's BEGIN and RESULT, the scores, END, then
 /// the table; exit code 0.
@@ -77,7 +71,7 @@ fn a_tournament_with_a_broken_program() {
     let mut args = words("tournament --format gauntlet --engine builtin,depth=1 --engine");
     args.push(&broken);
     args.extend(words(&rest));
-    let lines = json_lines(&run_with(&args, b"", 0, Has(&[]), Has(&[])));
+    let lines = json_lines(&stdout(&run_with(&args, b"", 0, Has(&[]), Has(&[]))));
     assert_eq!(lines.len(), 5, "four games and the standings");
     let broken_games: Vec<_> = lines[..4]
         .iter()
@@ -112,7 +106,7 @@ fn a_program_in_a_relative_directory_starts() {
         .output()
         .expect("the damx binary runs");
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let games = json_lines(&output);
+    let games = json_lines(&stdout(&output));
     let games: Vec<_> = games
         .iter()
         .filter(|line| line["type"] != "standings")

@@ -10,7 +10,7 @@ use std::time::Duration;
 use damx_rules::GameResult;
 
 mod common;
-use common::{Damx, TempDir, games_in};
+use common::{Damx, TempDir, games_in, json_lines};
 /// A scripted peer on a raw socket: damx-session's, shared with its socket tests.
 #[path = "../../damx-session/tests/common/raw_peer.rs"]
 mod raw_peer;
@@ -29,12 +29,6 @@ fn ends_with(process: Damx, code: i32) -> (String, String) {
     let (exit, out, errors) = process.finish();
     assert_eq!(exit, code, "{out}\n{errors}");
     (out, errors)
-}
-
-/// The JSON lines of an output, each parsed.
-fn json_lines(out: &str) -> Vec<serde_json::Value> {
-    let parse = |line: &str| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
-    out.lines().map(parse).collect()
 }
 
 // ---------------------------------------------------------------------------------------------

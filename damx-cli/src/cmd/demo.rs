@@ -11,6 +11,7 @@
 
 use std::io::Write;
 
+use damx_session::render::Renderer;
 use damx_session::{EnginePlayer, play_against_engine};
 
 use super::follow::drive;
@@ -37,9 +38,10 @@ pub(crate) fn run(args: &DemoArgs, out: &mut dyn Write) -> Result<(), Error> {
     }
     let session = args.session();
     let initiator = Box::new(EnginePlayer::new(initiator));
+    let mut renderer = Renderer::new(show);
     let (initiator, follower) = drive(
         |commands, events| play_against_engine(&session, initiator, follower, commands, events),
-        &show,
+        |event| renderer.event(None, event),
         out,
     )?;
     verdict([&initiator, &follower])

@@ -3,7 +3,8 @@
 //! Listening (the default, on 127.0.0.1:27531), it serves up to `--max-connections`
 //! connections at once through [`damx_session::serve`], one session and one engine each;
 //! connecting (`--connect`), it plays one session. `--games N` stops after N games in all
-//! ([`ServerConfig::max_games`]; connecting, [`damx_session::FollowerConfig::max_games`]). Ctrl-C stops every session properly (see [`crate::session`]).
+//! ([`ServerConfig::max_games`]; connecting, [`damx_session::FollowerConfig::max_games`]).
+//! Ctrl-C stops every session properly (see [`crate::session`]).
 //!
 //! `--hash` is the total for all the games at once: with `--max-connections N` each game's
 //! engine gets `hash / N` MiB (at least 1), taken when the game starts and given back when it
@@ -12,22 +13,18 @@
 use std::io::Write;
 use std::thread;
 
-use crossbeam_channel::unbounded;
-use damx_session::{
-    Command, Control, Event, ServerConfig, ServerEvent, SessionError, hash_per_session, serve,
-};
-
+use crossbeam_channel::{Receiver, Sender, unbounded};
 use damx_engine::Limits;
-
 use damx_session::hub::local_player;
+use damx_session::render::{Line, Renderer};
+use damx_session::{
+    Address, Command, Control, Endpoint, ServerConfig, SessionError, hash_per_session, serve,
+};
 
 use crate::args::FollowArgs;
 use crate::error::Error;
 use crate::log::info;
 use crate::session::{Side, on_interrupt, session_error, verdict};
-use damx_session::{Address, Endpoint};
-
-use damx_session::render::{RenderOptions, Renderer};
 
 /// Plays until the games are done, the peer stops or Ctrl-C.
 pub(crate) fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<(), Error> {
@@ -50,11 +47,12 @@ pub(crate) fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<(), Error> {
         }
         Endpoint::Connect(_) => {
             let player = local_player(&config.player, config.hub.as_ref());
+            let mut renderer = Renderer::new(config.show.clone());
             let report = drive(
                 |commands, events| {
                     damx_session::run(&config.peer, &config.session, player, commands, events)
                 },
-                &config.show,
+                |event| renderer.event(None, event),
                 out,
             )?;
             verdict([&report])
@@ -77,62 +75,43 @@ fn serve_connections(
         max_sessions: max_connections,
         max_games: games,
     };
-    let (control, commands) = unbounded::<Command>();
-    let route = control.clone();
-    on_interrupt(move |command| {
-        let _ = route.send(command);
-    });
-    let (events_tx, events) = unbounded::<ServerEvent>();
     let mut options = config.player.clone();
     options.engine.hash_mb = hash_per_session(options.engine.hash_mb, max_connections);
-    let hub = config.hub.clone();
-    let serving = thread::spawn(move || {
-        let players = || -> Box<dyn damx_session::Player> { local_player(&options, hub.as_ref()) };
-        serve(listener, &server, players, commands, events_tx)
-    });
+    let players = || local_player(&options, config.hub.as_ref());
     let mut renderer = Renderer::new(config.show.clone()).tagged(max_connections > 1);
-    let mut output = Ok(());
-    for event in events {
-        if output.is_ok() {
-            output = super::write_lines(renderer.server_event(&event), out);
-            if output.is_err() {
-                // Nobody reads any more: end the games properly and quit.
-                let _ = control.send(Command::Stop);
-            }
-        }
-    }
-    let report = serving
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        .map_err(session_error)?;
-    output.map_err(Error::stdout)?;
+    let report = drive(
+        |commands, events| serve(listener, &server, players, commands, events),
+        |event| renderer.server_event(event),
+        out,
+    )?;
     verdict(report.sessions.iter().map(|(_, report)| report))
 }
 
-/// Runs one session on its own thread (`session` gets the command and event channels), with
-/// Ctrl-C routed to it, and shows its events until it is over.
-pub(crate) fn drive<F, T>(session: F, show: &RenderOptions, out: &mut dyn Write) -> Result<T, Error>
+/// Runs a session, or a server's sessions, on a thread of its own (`session` gets the command
+/// and event channels), with Ctrl-C routed to it, and writes the lines `render` makes of each
+/// event until it is over. If the output fails, the games end properly and the command quits.
+pub(crate) fn drive<E, T, F>(
+    session: F,
+    mut render: impl FnMut(&E) -> Vec<Line>,
+    out: &mut dyn Write,
+) -> Result<T, Error>
 where
+    E: Send,
     T: Send,
-    F: FnOnce(
-            crossbeam_channel::Receiver<Command>,
-            crossbeam_channel::Sender<Event>,
-        ) -> Result<T, SessionError>
-        + Send,
+    F: FnOnce(Receiver<Command>, Sender<E>) -> Result<T, SessionError> + Send,
 {
     let (control, commands) = Control::new();
     let route = control.clone();
     on_interrupt(move |command| {
         route.send(command);
     });
-    let (events_tx, events) = unbounded::<Event>();
-    let mut renderer = Renderer::new(show.clone());
+    let (events_tx, events) = unbounded::<E>();
     let mut output = Ok(());
     let report = thread::scope(|scope| {
         let running = scope.spawn(move || session(commands, events_tx));
         for event in events {
             if output.is_ok() {
-                output = super::write_lines(renderer.event(None, &event), out);
+                output = super::write_lines(render(&event), out);
                 if output.is_err() {
                     control.stop();
                 }

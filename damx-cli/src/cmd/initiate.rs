@@ -10,6 +10,7 @@
 use std::io::Write;
 
 use damx_session::hub::local_player;
+use damx_session::render::Renderer;
 
 use crate::args::InitiateArgs;
 use crate::error::Error;
@@ -31,9 +32,10 @@ pub(crate) fn run(args: &InitiateArgs, out: &mut dyn Write) -> Result<(), Error>
     info!("asking for {} game(s)", plan.games);
     super::hub::check(config.hub.as_ref())?;
     let player = local_player(&config.player, config.hub.as_ref());
+    let mut renderer = Renderer::new(config.show.clone());
     let report = drive(
         |commands, events| damx_session::run(&config.peer, &session, player, commands, events),
-        &config.show,
+        |event| renderer.event(None, event),
         out,
     )?;
     verdict([&report])?;

@@ -107,6 +107,12 @@ pub fn run_with(
     output
 }
 
+/// The JSON lines of a text, each parsed.
+pub fn json_lines(text: &str) -> Vec<serde_json::Value> {
+    let parse = |line: &str| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    text.lines().map(parse).collect()
+}
+
 pub fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
