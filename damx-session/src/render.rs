@@ -70,7 +70,7 @@ pub struct RenderOptions {
     /// How much is shown.
     pub detail: Detail,
     /// Draw the board after every this many moves (plies), and at a game's start, take-backs
-    /// and end.
+    /// and end; `None`: after every move at [`Detail::Verbose`], else never.
     pub board_every: Option<usize>,
     /// Draw the board with the square numbers beside it.
     pub numbered: bool,
@@ -308,11 +308,12 @@ impl Renderer {
         Ok(text)
     }
 
-    /// Every how many plies the board is drawn, if at all.
+    /// Every how many plies the board is drawn, if at all: as asked, else after every move at
+    /// [`Detail::Verbose`]; never when quiet.
     fn board_every(&self) -> Option<usize> {
-        self.options
-            .board_every
-            .filter(|_| self.options.detail >= Detail::Normal)
+        let detail = self.options.detail;
+        let every = (self.options.board_every).or((detail >= Detail::Verbose).then_some(1));
+        every.filter(|_| detail >= Detail::Normal)
     }
 
     /// A move's line, with the board every so many plies; the clocks count its time.
@@ -602,6 +603,36 @@ mod tests {
         assert_eq!(text.lines().count(), 2, "{text}");
         assert!(text.lines().all(|line| line.starts_with("[1] ")));
         assert!(!text.lines().any(|line| line.starts_with("game 1 over")));
+    }
+
+    /// The board comes every so many moves when asked, after every move at verbose detail
+    /// when not, and never when quiet.
+    #[test]
+    fn verbose_detail_draws_the_board_unless_told() {
+        let info = GameInfo {
+            number: 1,
+            role: Role::Follower,
+            our_name: "damx".into(),
+            peer_name: "peer".into(),
+            our_color: Color::Black,
+            minutes: 5,
+            move_limit: None,
+            start: Position::initial(),
+        };
+        let lines = |detail, board_every| {
+            let options = RenderOptions {
+                detail,
+                board_every,
+                ..RenderOptions::default()
+            };
+            let mut renderer = Renderer::new(options);
+            let lines = renderer.event(None, &Event::GameStarted(info.clone()));
+            out(&lines).lines().count()
+        };
+        assert_eq!(lines(Detail::Normal, None), 1);
+        assert!(lines(Detail::Verbose, None) > 10);
+        assert!(lines(Detail::Normal, Some(10)) > 10);
+        assert_eq!(lines(Detail::Quiet, Some(1)), 0);
     }
 
     /// Violations are shown at most a few a second; the next one shown says how many were

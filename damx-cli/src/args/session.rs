@@ -164,17 +164,12 @@ pub(crate) struct ShowArgs {
 }
 
 impl ShowArgs {
-    /// The display options; `default_board` when no `--board` is given (`-v` draws one after
-    /// every move).
+    /// The display options; `default_board` when no `--board` is given (without either, `-v`
+    /// draws a board after every move).
     fn show(&self, default_board: Option<u32>) -> RenderOptions {
-        let verbose = crate::log::enabled(crate::log::Level::Verbose);
         RenderOptions {
             json: self.json,
-            board_every: self
-                .board
-                .or(default_board)
-                .or(verbose.then_some(1))
-                .map(|n| n as usize),
+            board_every: self.board.or(default_board).map(|n| n as usize),
             numbered: false,
             movetext: false,
             detail: crate::log::level(),

@@ -130,8 +130,6 @@ fn series_error(error: TournamentError) -> Error {
     match error {
         TournamentError::Config(message) => Error::Usage(message),
         TournamentError::Io { path, source } => Error::file("write", &path, source),
-        TournamentError::Results { path, message } => {
-            Error::Invalid(format!("{}: {message}", path.display()))
-        }
+        results @ TournamentError::Results { .. } => Error::Invalid(results.to_string()),
     }
 }
