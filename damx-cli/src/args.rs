@@ -325,16 +325,13 @@ pub(crate) struct DecodeArgs {
 
     /// Read a raw stream of NUL-terminated frames, as sent over TCP, instead of lines
     #[arg(long)]
-    frames: bool,
+    pub(crate) frames: bool,
 }
 
 impl DecodeArgs {
-    /// The validated configuration.
-    pub(crate) fn into_config(self) -> cmd::decode::Config {
-        cmd::decode::Config {
-            source: Source::choose(self.messages, self.input.file),
-            frames: self.frames,
-        }
+    /// Where the messages come from.
+    pub(crate) fn source(self) -> Source {
+        Source::choose(self.messages, self.input.file)
     }
 }
 
@@ -350,16 +347,13 @@ pub(crate) struct EncodeArgs {
 
     /// Write each message as a frame ending in a NUL, as sent over TCP, instead of a line
     #[arg(long)]
-    frames: bool,
+    pub(crate) frames: bool,
 }
 
 impl EncodeArgs {
-    /// The validated configuration.
-    pub(crate) fn into_config(self) -> cmd::encode::Config {
-        cmd::encode::Config {
-            source: Source::choose(self.messages, self.input.file),
-            frames: self.frames,
-        }
+    /// Where the messages come from.
+    pub(crate) fn source(self) -> Source {
+        Source::choose(self.messages, self.input.file)
     }
 }
 

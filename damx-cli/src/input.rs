@@ -94,15 +94,6 @@ impl Source {
     }
 }
 
-/// What `decode` and `encode` convert.
-#[derive(Debug)]
-pub(crate) struct Conversion {
-    /// Where the items come from.
-    pub(crate) source: Source,
-    /// NUL-terminated frames instead of lines: read by `decode`, written by `encode`.
-    pub(crate) frames: bool,
-}
-
 /// Where an item came from, as a message names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Origin {

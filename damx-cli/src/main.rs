@@ -66,8 +66,8 @@ fn run(command: Command) -> Result<(), Error> {
     log::debug!("{command:?}");
     let mut out = BufWriter::new(std::io::stdout().lock());
     let result = match command {
-        Command::Decode(args) => cmd::decode::run(&args.into_config(), &mut out),
-        Command::Encode(args) => cmd::encode::run(&args.into_config(), &mut out),
+        Command::Decode(args) => cmd::decode::run(args.frames, &args.source(), &mut out),
+        Command::Encode(args) => cmd::encode::run(args.frames, &args.source(), &mut out),
         Command::Analyse(args) => cmd::analyse::run(&args, &mut out),
         Command::Perft(args) => cmd::perft::run(&args, &mut out),
         Command::Bench(args) => cmd::bench::run(&args, &mut out),

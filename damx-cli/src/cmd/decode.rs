@@ -16,16 +16,14 @@ use crate::log::problem;
 
 use super::Tally;
 
-/// What to decode: the items of a source, lines or (with `frames`) NUL-terminated frames.
-pub(crate) type Config = crate::input::Conversion;
-
-/// Decodes every item, writing a JSON line for each valid one.
-pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+/// Decodes every item of `source` (lines, or with `frames` NUL-terminated frames), writing a
+/// JSON line for each valid one.
+pub(crate) fn run(frames: bool, source: &Source, out: &mut dyn Write) -> Result<(), Error> {
     let mut tally = Tally::default();
-    if config.frames {
-        decode_frames(&config.source, out, &mut tally)?;
+    if frames {
+        decode_frames(source, out, &mut tally)?;
     } else {
-        config.source.for_each_item(|origin, item| {
+        source.for_each_item(|origin, item| {
             match item {
                 Ok(bytes) => decode_one(origin, bytes, out, &mut tally)?,
                 Err(length) => tally

@@ -10,18 +10,16 @@ use std::io::Write;
 use damx_wire::{Escaped, Message};
 
 use crate::error::Error;
-use crate::input::Origin;
+use crate::input::{Origin, Source};
 use crate::log::problem;
 
 use super::Tally;
 
-/// What to encode: the items of a source, lines or (with `frames`) NUL-terminated frames.
-pub(crate) type Config = crate::input::Conversion;
-
-/// Encodes every item, writing the wire bytes of each valid one.
-pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
+/// Encodes every item of `source`, writing the wire bytes of each valid one (each followed by
+/// a NUL with `frames`, else by a line break).
+pub(crate) fn run(frames: bool, source: &Source, out: &mut dyn Write) -> Result<(), Error> {
     let mut tally = Tally::default();
-    config.source.for_each_item(|origin, item| {
+    source.for_each_item(|origin, item| {
         let bytes = match item {
             Ok(bytes) => bytes,
             Err(length) => {
@@ -29,7 +27,7 @@ pub(crate) fn run(config: &Config, out: &mut dyn Write) -> Result<(), Error> {
                 return Ok(());
             }
         };
-        match encode_one(bytes, config.frames) {
+        match encode_one(bytes, frames) {
             Ok(wire) => {
                 tally.valid();
                 out.write_all(&wire).map_err(Error::stdout)
