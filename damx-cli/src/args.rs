@@ -580,7 +580,8 @@ mod tests {
     }
 
     /// `--weights` takes a pattern weights file and refuses a damaged one, saying why (each
-    /// kind of damage: damx-engine's tests).
+    /// kind of damage, and the evaluation each kind and file choose: damx-engine's tests);
+    /// `--eval`'s default is the engine's default evaluation.
     #[test]
     fn weights_files_are_checked() {
         let dir = std::env::temp_dir().join(format!("damx-weights-{}", std::process::id()));
@@ -595,11 +596,6 @@ mod tests {
         let damaged = [&good[..good.len() - 1], &[good[good.len() - 1] ^ 1]].concat();
         let error = bench(&damaged).unwrap_err().to_string();
         assert!(error.contains("checksum"), "{error}");
-        let hand = EvalArgs {
-            eval: EvalKind::Hand,
-            weights: None,
-        };
-        assert_eq!(hand.params(), EvalParams::tuned());
         let default = Cli::try_parse_from(["damx", "bench"]).unwrap();
         let Command::Bench(args) = default.command else {
             panic!("not bench")
