@@ -21,15 +21,12 @@ fn until(hub: &mut Damx, prefix: &str) -> Vec<String> {
 
 /// Closes the input and checks that the process exits at once and cleanly.
 fn close(hub: Damx) {
-    finish(hub, 10);
+    hub.exits_within(0, Duration::from_secs(10));
 }
 
-/// Waits at most `seconds` for the process to end; it must end with 0 and no panic. Returns
-/// everything it wrote.
-fn finish(process: Damx, seconds: u64) -> String {
-    let (code, out, errors) = process.finish_within(Duration::from_secs(seconds));
-    assert_eq!(code, 0, "{out}\n{errors}");
-    assert!(!errors.contains("panicked"), "{errors}");
+/// Waits at most two minutes for the process to end cleanly; returns everything it wrote.
+fn finish(process: Damx) -> String {
+    let (out, errors) = process.exits_within(0, Duration::from_secs(120));
     out + &errors
 }
 
@@ -64,7 +61,7 @@ fn match_between_a_hub_engine_and_the_builtin_one() {
     args.extend(words(
         "builtin,depth=2,hash=4 --games 2 --minutes 0 --max-moves 60 --adjudicate material --pace 0",
     ));
-    let text = finish(Damx::start(&args), 120);
+    let text = finish(Damx::start(&args));
     assert!(text.contains("\nEND complete\n"), "{text}");
     assert_eq!(text.matches("\nRESULT ").count(), 2, "{text}");
     assert!(!text.contains("gave up"), "{text}");
@@ -82,8 +79,8 @@ fn follow_with_a_hub_engine() {
     let initiate = format!(
         "initiate --connect 127.0.0.1:{port} --games 1 --depth 2 --hash 4 --pace 0 --minutes 5"
     );
-    let text = finish(Damx::line(&initiate), 120);
+    let text = finish(Damx::line(&initiate));
     assert!(text.contains("game 1 over"), "{text}");
     assert!(!text.contains("gave up"), "{text}");
-    finish(follower, 120);
+    finish(follower);
 }

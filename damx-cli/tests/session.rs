@@ -24,13 +24,6 @@ fn scripted_peer(address: &str) -> RawPeer {
 /// Engines that finish a game in a second or two.
 const QUICK: &str = "--depth 2 --hash 4 --pace 2";
 
-/// Waits for a process to end; its exit code must be `code`. Returns its output and errors.
-fn ends_with(process: Damx, code: i32) -> (String, String) {
-    let (exit, out, errors) = process.finish();
-    assert_eq!(exit, code, "{out}\n{errors}");
-    (out, errors)
-}
-
 // ---------------------------------------------------------------------------------------------
 // follow and initiate
 
@@ -47,7 +40,7 @@ fn follow_and_initiate_play_a_complete_game() {
     let initiator = Damx::line(&format!(
         "initiate --connect 127.0.0.1:{port} --name Initiator --pdn {pdn} {QUICK}"
     ));
-    let (out, _) = ends_with(initiator, 0);
+    let (out, _) = initiator.exits_with(0);
     for says in [
         "game 1: Initiator (white) - Follower (black)",
         "   1.   ",
@@ -56,7 +49,7 @@ fn follow_and_initiate_play_a_complete_game() {
     ] {
         assert!(out.contains(says), "{says}: {out}");
     }
-    let (out, _) = ends_with(follower, 0);
+    let (out, _) = follower.exits_with(0);
     assert!(out.contains("game 1 over: "), "{out}");
     let games = games_in(Path::new(&pdn));
     assert_eq!(games.len(), 1);
@@ -85,7 +78,7 @@ fn initiate_listens_and_follow_connects() {
     let follower = Damx::line(&format!(
         "follow --connect {address} --name Follower --pdn {records} {QUICK}"
     ));
-    let (out, _) = ends_with(initiator, 0);
+    let (out, _) = initiator.exits_with(0);
     let events = json_lines(&out);
     let over: Vec<_> = events.iter().filter(|e| e["type"] == "game_over").collect();
     assert_eq!(over.len(), 2, "{out}");
@@ -103,7 +96,7 @@ fn initiate_listens_and_follow_connects() {
             .iter()
             .any(|e| e["type"] == "move" && e["by"] == "us")
     );
-    ends_with(follower, 0);
+    follower.exits_with(0);
     let games = games_in(Path::new(&records));
     assert_eq!(games.len(), 2);
     assert!(games.iter().all(|g| g.tag("Black") == Some("Initiator")));
@@ -118,7 +111,7 @@ fn records_that_cannot_be_saved_exit_3() {
     let refused = Damx::line(&format!(
         "follow --listen 127.0.0.1:0 --pdn {blocker}/games {QUICK}"
     ));
-    let (_, errors) = ends_with(refused, 3);
+    let (_, errors) = refused.exits_with(3);
     assert!(errors.contains("cannot create"), "{errors}");
 
     // The directory is there at the start, and a file by the time the game ends.
@@ -129,11 +122,8 @@ fn records_that_cannot_be_saved_exit_3() {
     let port = follower.listening_port();
     std::fs::remove_dir(&games).unwrap();
     std::fs::write(&games, "in the way").unwrap();
-    ends_with(
-        Damx::line(&format!("initiate --connect 127.0.0.1:{port} {QUICK}")),
-        0,
-    );
-    let (_, errors) = ends_with(follower, 3);
+    Damx::line(&format!("initiate --connect 127.0.0.1:{port} {QUICK}")).exits_with(0);
+    let (_, errors) = follower.exits_with(3);
     assert!(errors.contains("could not be saved"), "{errors}");
 }
 
@@ -166,7 +156,7 @@ fn network_errors_have_their_exit_codes() {
             "expected HOST:PORT".into(),
         ),
     ] {
-        let (_, errors) = ends_with(Damx::line(&line), code);
+        let (_, errors) = Damx::line(&line).exits_with(code);
         assert!(
             errors == says || code == 2 && errors.contains(&says),
             "{errors}"
@@ -178,7 +168,7 @@ fn network_errors_have_their_exit_codes() {
     // The one connection allowed, held open without a word.
     let _first = TcpStream::connect(&address).unwrap();
     std::thread::sleep(Duration::from_millis(200));
-    let (_, errors) = ends_with(Damx::line(&format!("initiate --connect {address}")), 4);
+    let (_, errors) = Damx::line(&format!("initiate --connect {address}")).exits_with(4);
     let says = "the peer closed the connection after 0 of 1 games";
     assert!(errors.contains(says), "{errors}");
     let _ = follower.child.kill();
@@ -194,12 +184,10 @@ fn network_errors_have_their_exit_codes() {
 fn demo_plays_a_complete_game_and_saves_it() {
     let dir = TempDir::new("demo");
     let (pdn, transcript) = (dir.path("demo.pdn"), dir.path("demo.jsonl"));
-    let (out, _) = ends_with(
-        Damx::line(&format!(
-            "demo --depth 2 --pace 2 --hash 4 --pdn {pdn} --transcript {transcript}"
-        )),
-        0,
-    );
+    let (out, _) = Damx::line(&format!(
+        "demo --depth 2 --pace 2 --hash 4 --pdn {pdn} --transcript {transcript}"
+    ))
+    .exits_with(0);
     assert!(
         out.starts_with("damx demo: 1 DXP game over TCP on 127.0.0.1"),
         "{out}"
@@ -225,7 +213,7 @@ fn demo_plays_a_complete_game_and_saves_it() {
 
     let quiet = dir.path("quiet.pdn");
     let line = format!("demo -q --depth 1 --pace 0 --hash 4 --pdn {quiet}");
-    let (out, errors) = ends_with(Damx::line(&line), 0);
+    let (out, errors) = Damx::line(&line).exits_with(0);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 2, "{out}");
     assert!(lines[0].starts_with("game 1 over: "), "{out}");
@@ -256,7 +244,7 @@ fn play_takes_moves_and_commands_from_standard_input() {
     play.expect("the chat", |line| line == "chat to the peer: good luck");
     play.type_line("resign");
     play.expect("the result", |line| line.starts_with("game 1 over: 0-2"));
-    ends_with(play, 0);
+    play.exits_with(0);
     let games = games_in(Path::new(&pdn));
     assert_eq!(games.len(), 1);
     assert_eq!(games[0].tag("White"), Some("Tester"));
@@ -296,7 +284,7 @@ fn play_answers_the_peers_take_back_request() {
     peer.send(b"E01\0");
     assert_eq!(peer.expect(""), "E01");
     drop(peer);
-    let (out, _) = ends_with(play, 0);
+    let (out, _) = play.exits_with(0);
     let over = "game 1 over: * (white ended the game without a reason)";
     assert!(out.contains(over), "{out}");
     assert_eq!(games_in(Path::new(&pdn)).len(), 1);
@@ -314,11 +302,11 @@ fn proxy_logs_a_correct_dialogue() {
     let mut proxy = Damx::line(&format!("proxy --listen 127.0.0.1:0 --connect {target}"));
     let port = proxy.listening_port();
     let line = format!("initiate --connect 127.0.0.1:{port} --moves 8 {QUICK}");
-    ends_with(Damx::line(&line), 0);
-    let (log, _) = ends_with(proxy, 0);
+    Damx::line(&line).exits_with(0);
+    let (log, _) = proxy.exits_with(0);
     assert!(log.contains("game 1: 8... "), "{log}");
     assert!(!log.contains("!!") && log.ends_with("0 findings"), "{log}");
-    ends_with(follower, 0);
+    follower.exits_with(0);
 }
 
 /// A scripted Initiator sends an illegal move through the proxy to `damx follow`: the proxy
@@ -341,7 +329,7 @@ fn proxy_flags_an_illegal_move() {
     peer.send(b"E00\0");
     drop(peer);
 
-    let (log, errors) = ends_with(proxy, 4);
+    let (log, errors) = proxy.exits_with(4);
     let lines = json_lines(&log);
     let illegal = lines.iter().find(|line| line["type"] == "finding");
     let illegal = illegal.unwrap_or_else(|| panic!("a finding in {log}"));
@@ -356,7 +344,7 @@ fn proxy_flags_an_illegal_move() {
     );
     let flagged = "damx: 1 violation of the spec flagged above";
     assert!(errors.contains(flagged), "{errors}");
-    let (out, _) = ends_with(follower, 4);
+    let (out, _) = follower.exits_with(4);
     assert!(out.contains("violation: "), "{out}");
 }
 
@@ -383,7 +371,7 @@ fn signals_end_the_game_with_a_gameend_and_save_it() {
         let follower = Damx::line(&format!("follow --connect 127.0.0.1:{port} {QUICK}"));
         initiator.expect("a few moves", |line| line.starts_with("   3.   "));
         initiator.signal(signal);
-        let (_, errors) = ends_with(initiator, code);
+        let (_, errors) = initiator.exits_with(code);
         assert!(errors.contains("damx: stopping"), "{errors}");
         assert!(
             errors.ends_with(&format!("damx: interrupted by {name}")),
@@ -401,7 +389,7 @@ fn signals_end_the_game_with_a_gameend_and_save_it() {
         let games = games_in(Path::new(&pdn));
         assert_eq!(games.len(), 1, "only the interrupted game");
         assert_eq!(games[0].result, GameResult::Unfinished);
-        let (out, _) = ends_with(follower, 0);
+        let (out, _) = follower.exits_with(0);
         assert!(out.contains("the peer stopped"), "{out}");
     }
 }
@@ -417,7 +405,7 @@ fn ctrl_c_stops_a_waiting_follower_and_the_proxy() {
     peer.send(b"CHello\0");
     proxy.expect("the chat", |line| line.ends_with("A chats: Hello"));
     proxy.interrupt();
-    let (out, errors) = ends_with(proxy, 130);
+    let (out, errors) = proxy.exits_with(130);
     assert!(
         out.ends_with("1 frames from A, 0 from B, 0 findings"),
         "{out}"
@@ -425,10 +413,10 @@ fn ctrl_c_stops_a_waiting_follower_and_the_proxy() {
     assert!(errors.contains("closing both connections"), "{errors}");
     drop(peer);
     follower.interrupt();
-    ends_with(follower, 130);
+    follower.exits_with(130);
 
     let mut waiting = Damx::line("follow --listen 127.0.0.1:0");
     waiting.listening_port();
     waiting.interrupt();
-    ends_with(waiting, 130);
+    waiting.exits_with(130);
 }

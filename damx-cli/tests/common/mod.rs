@@ -222,21 +222,24 @@ impl Damx {
         assert!(status.success());
     }
 
-    /// Waits at most `limit` for the process to end (closing its standard input first);
-    /// returns its exit code, all its output and its standard error.
-    pub fn finish_within(mut self, limit: Duration) -> (i32, String, String) {
+    /// Waits at most `limit` for the process to end (closing its standard input first); its
+    /// exit code must be `code`, and nothing may have panicked. Returns all its output and its
+    /// standard error.
+    pub fn exits_within(mut self, code: i32, limit: Duration) -> (String, String) {
         drop(self.stdin.take());
         let status = wait(&mut self.child, limit);
         let mut out = std::mem::take(&mut self.seen);
         out.extend(self.lines.iter());
-        let errors: Vec<String> = self.stderr.iter().collect();
-        let code = status.code().expect("damx exits with a code");
-        (code, out.join("\n"), errors.join("\n"))
+        let out = out.join("\n");
+        let errors = self.stderr.iter().collect::<Vec<_>>().join("\n");
+        assert_eq!(status.code(), Some(code), "{out}\n{errors}");
+        assert!(!errors.contains("panicked"), "{errors}");
+        (out, errors)
     }
 
-    /// [`Damx::finish_within`] the usual limit.
-    pub fn finish(self) -> (i32, String, String) {
-        self.finish_within(LIMIT)
+    /// [`Damx::exits_within`] the usual limit.
+    pub fn exits_with(self, code: i32) -> (String, String) {
+        self.exits_within(code, LIMIT)
     }
 }
 
