@@ -1,13 +1,6 @@
-//! `damx demo`: a complete, real DXP game between two built-in engines, over TCP on
-//! 127.0.0.1, shown as it is played.
-//!
-//! One engine is the Initiator, the other the Follower that listens on a free port of
-//! 127.0.0.1 ([`damx_session::play_against_engine`]): every move goes through the DXP dialogue and
-//! the sockets exactly as against another program. The game is shown from the Initiator's
-//! side: a line a move, the board every `--board N` moves with both clocks, the result, the
-//! whole game's moves, and the PDN file written (by default in `games/`, one file a game).
-//! Each engine searches 0.2 s a move unless `--time`, `--depth` or `--minutes` says
-//! otherwise. Ctrl-C ends the game properly (see [`crate::session`]).
+//! `damx demo` (what the person sees: `damx demo --help`): two built-in engines play a real DXP
+//! game over 127.0.0.1 through [`damx_session::play_against_engine`], shown from the
+//! Initiator's side by [`drive`], Ctrl-C included (see [`crate::session`]).
 
 use std::io::Write;
 

@@ -1,10 +1,6 @@
-//! `damx initiate`: the built-in engine as a DXP Initiator.
-//!
-//! It connects to a Follower (default 127.0.0.1:27531) or listens for one (`--listen`), asks
-//! for `--games` games with the clock, move limit, colours and start positions of the
-//! options, and plays them. With openings (`--openings`, `--ballots`), each opening is played
-//! twice in a row, damx white in one game and black in the other (`--color white` or `black`
-//! keeps damx's colour and plays each opening once). Ctrl-C ends the running game properly
+//! `damx initiate` (its options and colour plan: `damx initiate --help`): the built-in engine,
+//! or a Hub engine program, as a DXP Initiator playing the games of a
+//! [`damx_session::SeriesPlan`] from the openings chosen, with Ctrl-C routed to the session
 //! (see [`crate::session`]).
 
 use std::io::Write;

@@ -4,11 +4,11 @@
 //! The game is played by [`damx_session::seat::play_person`]: against the built-in engine it
 //! is a real DXP game too, over TCP on 127.0.0.1; against another program, `--connect` or
 //! `--listen` reaches it and `--role` says who asks for the game
-//! ([`Opponent::person_initiates`]). The person is a [`ChannelPlayer`] answered through a
-//! [`Seat`], whose [`Seat::converse`] takes the lines this module reads from standard input
-//! on a thread of its own (so the session goes on while the person thinks) and says what to
-//! print: the events, the replies, questions and prompts. The end of standard input stops
-//! the game.
+//! ([`damx_session::seat::Opponent::person_initiates`]). The person is a [`ChannelPlayer`]
+//! answered through a [`Seat`], whose [`Seat::converse`] takes the lines this module reads
+//! from standard input on a thread of its own (so the session goes on while the person
+//! thinks) and says what to print: the events, the replies, questions and prompts. The end of
+//! standard input stops the game.
 
 use std::io::{BufRead, Write};
 use std::thread;
