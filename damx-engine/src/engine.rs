@@ -166,9 +166,14 @@ impl Engine {
             max_depth = 1;
         }
         let pieces = game.position().occupied().count();
+        let solved = match &self.options.egdb {
+            Some(egdb) if self.options.search.database_time => egdb.max_pieces(),
+            _ => 0,
+        };
         let plan = TimePlan::with_pace(
             limits,
             pieces,
+            solved,
             self.options.search.adaptive_time,
             self.options.pace,
         );

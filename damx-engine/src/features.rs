@@ -34,6 +34,13 @@ pub struct SearchFeatures {
     /// Exempt from late-move reductions a quiet move that threatens a capture (the side that
     /// made it could take at once if it moved again; off: behind in self-play).
     pub unreduced_threats: bool,
+    /// Search a deep node (four plies or more) that the table knows no move for a ply
+    /// shallower: its move ordering is a guess (internal iterative reduction).
+    pub internal_reduction: bool,
+    /// On a game clock, expect fewer moves to go when endgame databases are loaded: the
+    /// endings they hold are played at once (off: the same plan as without databases; no
+    /// self-play result yet).
+    pub database_time: bool,
 }
 
 impl Default for SearchFeatures {
@@ -49,6 +56,8 @@ impl Default for SearchFeatures {
             endgame_knowledge: false,
             probcut: true,
             unreduced_threats: false,
+            internal_reduction: true,
+            database_time: false,
         }
     }
 }

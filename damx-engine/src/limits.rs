@@ -188,10 +188,12 @@ const FIXED_MOVES_TO_GO: u32 = 30;
 
 /// The moves a side still expects to make in a game without a move limit, from the pieces on
 /// the board: about 37 at the start (40 pieces), 23 in the middle game (20 pieces), never fewer
-/// than 10, since king endings run long. The budget is a fraction of what is left, recomputed
-/// every move, so a long game slows the pace down instead of running out.
-pub(crate) fn expected_moves_to_go(pieces: u32) -> u32 {
-    10 + pieces.min(40) * 2 / 3
+/// than 10, since king endings run long. Endgame databases of up to `solved` pieces play the
+/// endings they hold at once, which take those moves off the clock: each piece they hold takes
+/// one move off, up to five. The budget is a fraction of what is left, recomputed every move,
+/// so a long game slows the pace down instead of running out.
+pub(crate) fn expected_moves_to_go(pieces: u32, solved: u32) -> u32 {
+    10 + pieces.min(40) * 2 / 3 - solved.min(5)
 }
 
 impl TimePlan {
@@ -201,12 +203,19 @@ impl TimePlan {
     /// limit.
     #[cfg(test)]
     pub(crate) fn new(limits: &Limits, pieces: u32, adaptive: bool) -> TimePlan {
-        TimePlan::with_pace(limits, pieces, adaptive, DEFAULT_PACE)
+        TimePlan::with_pace(limits, pieces, 0, adaptive, DEFAULT_PACE)
     }
 
-    /// [`TimePlan::new`] with the adaptive plan's soft bound at `pace` percent of the target
-    /// (instead of [`DEFAULT_PACE`]).
-    pub(crate) fn with_pace(limits: &Limits, pieces: u32, adaptive: bool, pace: u32) -> TimePlan {
+    /// [`TimePlan::new`] with endgame databases of up to `solved` pieces (0: none), and the
+    /// adaptive plan's soft bound at `pace` percent of the target (instead of
+    /// [`DEFAULT_PACE`]).
+    pub(crate) fn with_pace(
+        limits: &Limits,
+        pieces: u32,
+        solved: u32,
+        adaptive: bool,
+        pace: u32,
+    ) -> TimePlan {
         let mut plan = TimePlan {
             soft: None,
             hard: None,
@@ -218,7 +227,7 @@ impl TimePlan {
         }
         if let Some(clock) = limits.clock {
             let (soft, hard) = if adaptive {
-                clock_budget(clock, pieces, pace)
+                clock_budget(clock, pieces, solved, pace)
             } else {
                 fixed_clock_budget(clock)
             };
@@ -235,11 +244,11 @@ impl TimePlan {
 /// iterations start until `pace` percent of the target, which a [`Pacer`] scales between 0.35 and 2.5
 /// times; an iteration is aborted at four targets or a quarter of what is left, whichever is
 /// less, but never before the target.
-fn clock_budget(clock: Clock, pieces: u32, pace: u32) -> (Duration, Duration) {
+fn clock_budget(clock: Clock, pieces: u32, solved: u32, pace: u32) -> (Duration, Duration) {
     let usable = clock
         .remaining
         .saturating_sub(clock_reserve(clock.remaining));
-    let expected = expected_moves_to_go(pieces);
+    let expected = expected_moves_to_go(pieces, solved);
     let spread = match clock.moves_to_go {
         Some(owed) => owed.max(1).min(expected) + 1,
         None => expected,
@@ -499,28 +508,45 @@ mod tests {
 
     /// Played out with a fixed share of each soft bound (an iteration ends past the bound, so
     /// a move takes about one and a half times it), a one-minute game spends most of its clock
-    /// however long it lasts, and never runs out, even if every move takes its hard limit.
+    /// however long it lasts, and never runs out, even if every move takes its hard limit; with
+    /// endgame databases of five pieces as without.
     #[test]
     fn a_game_on_the_clock() {
-        for moves in [40u32, 60, 80, 150, 300] {
-            for share_of_soft in [1.5, 2.5] {
+        let plan = |remaining: f64, pieces: u32, solved: u32| {
+            TimePlan::with_pace(&clock(remaining, None), pieces, solved, true, DEFAULT_PACE)
+        };
+        for solved in [0, 5] {
+            for moves in [40u32, 60, 80, 150, 300] {
+                for share_of_soft in [1.5, 2.5] {
+                    let mut remaining = 60.0f64;
+                    for made in 0..moves {
+                        let pieces = 40 - (34 * made / moves);
+                        remaining -= plan(remaining, pieces, solved).soft.unwrap().as_secs_f64()
+                            * share_of_soft;
+                        assert!(remaining > 0.0, "{moves} moves, {share_of_soft}, {solved}");
+                    }
+                    if moves >= 60 && share_of_soft == 1.5 {
+                        assert!(remaining < 12.0, "{moves} moves leave {remaining} s");
+                    }
+                }
                 let mut remaining = 60.0f64;
                 for made in 0..moves {
                     let pieces = 40 - (34 * made / moves);
-                    let plan = TimePlan::new(&clock(remaining, None), pieces, true);
-                    remaining -= plan.soft.unwrap().as_secs_f64() * share_of_soft;
-                    assert!(remaining > 0.0, "{moves} moves, {share_of_soft}");
+                    remaining -= plan(remaining, pieces, solved).hard.unwrap().as_secs_f64();
+                    assert!(remaining > 0.0);
                 }
-                if moves >= 60 && share_of_soft == 1.5 {
-                    assert!(remaining < 12.0, "{moves} moves leave {remaining} s");
-                }
-            }
-            let mut remaining = 60.0f64;
-            for made in 0..moves {
-                let plan = TimePlan::new(&clock(remaining, None), 40 - (34 * made / moves), true);
-                remaining -= plan.hard.unwrap().as_secs_f64();
-                assert!(remaining > 0.0);
             }
         }
+    }
+
+    /// Databases that play the last moves at once leave more for each move before them.
+    #[test]
+    fn databases_shorten_the_moves_to_go() {
+        assert_eq!(expected_moves_to_go(40, 0), 36);
+        assert_eq!(expected_moves_to_go(40, 5), 31);
+        assert_eq!(expected_moves_to_go(2, 5), 6);
+        let without = TimePlan::with_pace(&clock(60.0, None), 20, 0, true, DEFAULT_PACE);
+        let with = TimePlan::with_pace(&clock(60.0, None), 20, 5, true, DEFAULT_PACE);
+        assert!(with.soft.unwrap() > without.soft.unwrap());
     }
 }

@@ -527,6 +527,11 @@ impl Worker {
             }
         }
 
+        // A deep node the table knows no move for is searched a ply shallower: its move
+        // ordering is a guess, and the next iteration finds it with a table move.
+        if shared.features.internal_reduction && depth >= 4 && tt_move.is_none() && !capturing {
+            depth -= 1;
+        }
         let extend = move_count == 1 && shared.features.single_reply_extension;
         let new_depth = if extend { depth } else { depth - 1 };
         self.score_moves(&position, ply, tt_move, capturing);

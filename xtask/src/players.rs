@@ -15,6 +15,8 @@ depth=N, time=MS (per move), game=MS (per game, on a clock), nodes=N, threads=N,
 lmr=on|off, aspiration=on|off, extension=on|off, threat=on|off,
 pruning=on|off, lmp=on|off, timeman=on|off (adaptive time on a game clock), pace=PERCENT (its soft bound), probcut=on|off,
 threats=on|off (no late-move reduction for a quiet move that threatens a capture),
+iir=on|off (a deep node with no table move searched a ply shallower),
+dbtime=on|off (a clock plan that counts the endings in the databases as free),
 endgame=on|off (knowledge for converting won endings),
 egdb=DIR|default (endgame databases; `default` is the directory of `damx egdb`)";
 
@@ -96,6 +98,8 @@ impl Spec {
                         "timeman" => options.search.adaptive_time = switch()?,
                         "probcut" => options.search.probcut = switch()?,
                         "threats" => options.search.unreduced_threats = switch()?,
+                        "iir" => options.search.internal_reduction = switch()?,
+                        "dbtime" => options.search.database_time = switch()?,
                         "pace" => options.pace = u32::try_from(number()?).unwrap_or(u32::MAX),
                         "endgame" => options.search.endgame_knowledge = switch()?,
                         "egdb" => options.egdb = Some(databases(value)?),
