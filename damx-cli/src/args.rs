@@ -579,6 +579,24 @@ mod tests {
         Cli::command().debug_assert();
     }
 
+    /// `--move-timeout 0` is no limit, as its help says; without it the library's default holds.
+    #[test]
+    fn a_move_timeout_of_0_is_no_limit() {
+        let peer_move = |options: &str| {
+            let line = format!("damx follow --egdb off {options}");
+            let cli = Cli::try_parse_from(line.split_whitespace()).unwrap();
+            let Command::Follow(args) = cli.command else {
+                panic!("not follow")
+            };
+            args.side().session.timeouts.peer_move
+        };
+        assert_eq!(peer_move("--move-timeout 0"), None);
+        assert_eq!(peer_move("--move-timeout 2"), Some(Duration::from_secs(2)));
+        let default = damx_session::Timeouts::default().peer_move;
+        assert_eq!(peer_move(""), default);
+        assert!(Cli::try_parse_from(["damx", "follow", "--move-timeout", "-1"]).is_err());
+    }
+
     /// `--weights` takes a pattern weights file and refuses a damaged one, saying why (each
     /// kind of damage, and the evaluation each kind and file choose: damx-engine's tests);
     /// `--eval`'s default is the engine's default evaluation.

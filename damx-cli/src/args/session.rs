@@ -22,7 +22,7 @@ use super::{EngineArgs, words};
 use crate::session::Side;
 use damx_session::seat::{Opponent, person_name};
 use damx_session::tournament::OpeningSource;
-use damx_session::tournament::spec::{LocalPlayer, Seconds, parse_seconds};
+use damx_session::tournament::spec::{Limit, LocalPlayer, Seconds, parse_seconds};
 use damx_session::{Address, Endpoint};
 
 /// Where the other program is: we listen for it, or we connect to it.
@@ -82,9 +82,8 @@ pub(crate) struct DxpArgs {
 
     /// Seconds to wait for the peer's move in a game without a clock (0: no limit; with a
     /// clock the peer has its time plus 5 s)
-    #[arg(long, value_name = "SECONDS",
-          default_value_t = Seconds(Timeouts::default().peer_move.unwrap_or_default()))]
-    move_timeout: Seconds,
+    #[arg(long, value_name = "SECONDS", default_value_t = Limit(Timeouts::default().peer_move))]
+    move_timeout: Limit,
 }
 
 impl DxpArgs {
@@ -93,7 +92,7 @@ impl DxpArgs {
         config.name = self.name.clone();
         config.frame_gap = self.pace.gap();
         config.timeouts.reply = self.reply_timeout.0;
-        config.timeouts.peer_move = Some(self.move_timeout.0).filter(|limit| !limit.is_zero());
+        config.timeouts.peer_move = self.move_timeout.0;
     }
 }
 

@@ -577,6 +577,32 @@ impl fmt::Display for Seconds {
     }
 }
 
+/// A time limit as a person writes it: a number of seconds ([`parse_seconds`]), or `0` for no
+/// limit (`None`); written back the same way, so that a default such as
+/// `Limit(Timeouts::default().peer_move)` shows as the user would type it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit(pub Option<Duration>);
+
+impl FromStr for Limit {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Limit, SpecError> {
+        match text.trim().parse::<f64>() {
+            Ok(0.0) => Ok(Limit(None)),
+            _ => parse_seconds(text).map(|limit| Limit(Some(limit))),
+        }
+    }
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            None => f.write_str("0"),
+            Some(limit) => Seconds(limit).fmt(f),
+        }
+    }
+}
+
 /// `elo0=0,elo1=10,alpha=0.05,beta=0.05`, any subset, or nothing for the defaults.
 impl FromStr for SprtConfig {
     type Err = SpecError;
@@ -788,6 +814,21 @@ mod tests {
         }
         for text in ["1.5", "10", "0.25", "600"] {
             assert_eq!(text.parse::<Seconds>().unwrap().to_string(), text);
+        }
+    }
+
+    /// A limit is seconds as [`Seconds`] reads them, or 0 (also `0.0`) for none; negatives and
+    /// words are refused, and each reads back as it was written.
+    #[test]
+    fn limits_are_seconds_or_zero_for_none() {
+        assert_eq!("0".parse(), Ok(Limit(None)));
+        assert_eq!(" 0.0 ".parse(), Ok(Limit(None)));
+        assert_eq!("2.5".parse(), Ok(Limit(Some(Duration::from_millis(2500)))));
+        for bad in ["-1", "-0.5", "never", "NaN", ""] {
+            assert!(bad.parse::<Limit>().is_err(), "{bad}");
+        }
+        for text in ["0", "300", "0.25"] {
+            assert_eq!(text.parse::<Limit>().unwrap().to_string(), text);
         }
     }
 
