@@ -179,10 +179,9 @@ A participant (--engine, twice) is `builtin` (the damx engine in process; keys d
 movetime, threads, hash, eval=hand|pattern, weights=FILE; `builtin=random` or `builtin=first` for baselines) or an external \
 DXP program: cmd=COMMAND, dir=DIR, and connect=HOST:PORT (it listens) or listen (it connects); \
 {port} in the command and address is replaced by a free port. damx is the Initiator towards \
-both, checks every move, keeps the clocks and adjudicates. Each opening is played twice with \
-colours swapped. Standard output is the event stream (one event a line: GAME, BEGIN, \
-DISQUALIFICATION, RESULT, SCORES, SPRT, END, ...) then the table. Ctrl-C once finishes the \
-running games, twice aborts them; --results with --resume continues an interrupted series.";
+both, checks every move, keeps the clocks and adjudicates. Standard output is the event stream \
+(one event a line: GAME, BEGIN, DISQUALIFICATION, RESULT, SCORES, SPRT, END, ...) then the \
+table. Ctrl-C once finishes the running games, twice aborts them.";
 
 const TOURNAMENT_EXAMPLES: &str = "\
 Examples:
@@ -193,9 +192,8 @@ Examples:
                   --engine 'cmd=./kingsrow --connect {port},listen' --concurrency 2 --pdn out.pdn
   damx tournament --engines engines.json --results t.jsonl --resume
 
---games is per pairing (each opening twice, colours swapped). --concurrency (default: the \
-number of cores) plays several games at once, each with its own copy of the programs: use \
-{port} for external programs. See `damx match --help` for participants and the event stream.";
+Each game played at once (--concurrency) has its own copy of the programs: use {port} for \
+external programs. See `damx match --help` for participants and the event stream.";
 
 const PLAY_EXAMPLES: &str = "\
 Examples:
@@ -246,10 +244,9 @@ Examples:
 
 Plays by the game clock of each GAMEREQ (a request without a clock: 1 s a move) unless \
 --depth or --time fixes the strength. Each move is one line (with the board at -v or \
---board); --json prints every event as a JSON line. With --transcript, each connection \
-writes its own file (dxp-1.jsonl, dxp-2.jsonl, ... when listening). Ctrl-C ends the running \
-games properly (GAMEEND with stop code 1 on our turn) and saves them; a second Ctrl-C \
-aborts.";
+--board). With --transcript, each connection writes its own file (dxp-1.jsonl, dxp-2.jsonl, \
+... when listening). Ctrl-C ends the running games properly (GAMEEND with stop code 1 on our \
+turn) and saves them; a second Ctrl-C aborts.";
 
 const INITIATE_EXAMPLES: &str = "\
 Examples:
@@ -258,9 +255,7 @@ Examples:
   damx initiate --listen 127.0.0.1:27531 --color black --start 'B:W31-50:B1-20'
   damx initiate --openings openings.pdn --games 10 --moves 75 --time 0.5
 
---color is the colour damx plays: alternate (the default) gives damx white in the first \
-game, black in the second, and so on; with --openings or --ballots each opening is then \
-played twice, once with each colour. Ctrl-C ends the running game properly and saves it.";
+Ctrl-C ends the running game properly and saves it.";
 
 const DECODE_EXAMPLES: &str = "\
 Examples:
@@ -287,8 +282,7 @@ Examples:
   damx analyse 'W:W27,28,32,37,38:B12,13,14,17,19' --time 5 --threads 2
   damx analyse game.pdn --game 2 --ply 30 --json
 
-A position is a FEN, `startpos`, or a PDN file (the position after its last move, or after \
---ply plies). One line is printed per completed depth; the last line is the best move.";
+One line is printed per completed depth; the last line is the best move.";
 
 const PERFT_EXAMPLES: &str = "\
 Examples:

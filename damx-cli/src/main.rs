@@ -1,14 +1,5 @@
-//! `damx`: play, debug and benchmark DamExchange (DXP) draughts programs.
-//!
-//! Commands: `play` (a person against the built-in engine or any DXP program, in the
-//! terminal), `demo` (two built-in engines play a complete DXP game over TCP on 127.0.0.1),
-//! `follow` and `initiate` (the engine as a DXP Follower or Initiator), `match` and
-//! `tournament` (the referee), `proxy` (relay between two DXP programs, logging and checking
-//! every message), `decode` and `encode` (DXP messages to JSON lines and back), `analyse`
-//! (search a position), `perft` (count the move tree), `bench` (the engine's node-count
-//! signature), `egdb` (build, inspect, probe and verify the endgame databases) and `hub`
-//! (the engine behind a Hub GUI on standard input and output). See [`args`] for the tree and
-//! the shared options.
+//! `damx`: play, debug and benchmark DamExchange (DXP) draughts programs. The commands, each
+//! in a line, are [`args::Command`] (`damx --help`); [`args`] has the shared options.
 //!
 //! The binary is thin, in the manner of ripgrep: [`args`] parses the command line with clap
 //! into validated arguments per command, each module of [`cmd`] does its work through

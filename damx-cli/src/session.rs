@@ -13,12 +13,8 @@
 //! for SIGINT, 143 for SIGTERM, 129 for SIGHUP), as a shell reports a process ended by it,
 //! so that a script or a service manager can tell an interrupted series from a finished one.
 //!
-//! # The verdict
-//!
-//! [`verdict`] turns the sessions' reports into the command's result: the peer broke the
-//! protocol, went silent, refused every game or lost the connection in the middle of a game:
-//! exit code 4; interrupted: 128 + the signal; a game record that could not be saved: 3; otherwise
-//! success. [`check_records`] refuses at the start a records directory that cannot be written.
+//! [`verdict`] turns the sessions' reports into the command's result, with the exit codes of
+//! `damx --help`.
 
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Mutex, Once};
@@ -179,7 +175,8 @@ pub(crate) fn interrupted() -> bool {
     INTERRUPTS.load(Ordering::SeqCst) > 0
 }
 
-/// The command's result after these sessions: see the module docs.
+/// The command's result after these sessions: interrupted, a game record that could not be
+/// saved, or what went wrong with the peer ([`SessionReport::trouble`]).
 pub(crate) fn verdict<'a>(
     reports: impl IntoIterator<Item = &'a SessionReport>,
 ) -> Result<(), Error> {

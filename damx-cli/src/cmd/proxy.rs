@@ -1,12 +1,6 @@
-//! `damx proxy`: sits between two DXP programs, forwards every byte unchanged, and logs each
-//! message with its direction and time, flagging what breaks the spec.
-//!
-//! It listens on `--listen` for the first program (A), then connects to `--connect` (the
-//! second program, B). [`damx_session::proxy::run_proxy`] copies the bytes and makes the
-//! log: each frame is one line (`t`, direction,
-//! raw text, meaning), each finding one more line (`!!`). When both directions have ended (or
-//! at Ctrl-C) it prints a summary; the exit code is 4 if anything was flagged. With `-q` only
-//! the findings, the ends and the summary are written.
+//! `damx proxy` (what it does and logs: `damx proxy --help`): [`damx_session::proxy::run_proxy`]
+//! relays and makes the log, this module prints it (with `-q` only the findings, the ends and
+//! the summary) and routes Ctrl-C to it.
 
 use std::io::{self, Write};
 

@@ -7,12 +7,9 @@
 //! at the end, each finished game as a JSON line (the results file's form, which `--results`
 //! writes as the games finish) and, last, one line with the standings.
 //!
-//! Ctrl-C once: no new game starts and the running ones play to their end; twice: the running
-//! games end at once (`*`, not recorded, so a `--resume` plays them again); three times: the
-//! process ends. An interrupted series exits with code 130 (143 for
-//! SIGTERM, 129 for SIGHUP); a finished one (or an SPRT that
-//! decided) with 0, whatever the forfeits. `NOTE` lines (chats, and slips that change nothing)
-//! are printed with `-v` only.
+//! Ctrl-C (`damx match --help`) finishes the series, then aborts it ([`TournamentControl`]);
+//! a finished series (or an SPRT that decided) exits with 0, whatever the forfeits. `NOTE`
+//! lines (chats, and slips that change nothing) are printed with `-v` only.
 
 use std::io::Write;
 use std::thread;
