@@ -9,6 +9,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crossbeam_channel::Sender;
 use damx_engine::{AnalysisLine, Engine, Progress as Iteration, StopSignal};
 use damx_rules::pdn::{self, GameAtError};
 use damx_rules::{Game, Position};
@@ -52,8 +53,8 @@ pub(crate) fn run(args: &AnalyseArgs, out: &mut dyn Write) -> Result<(), Error> 
     let mut write_error = None;
     let start = Instant::now();
     let mut last_depth = 0;
-    let search = |send: &(dyn Fn(Iteration) + Sync)| {
-        engine.search(&game, &limits, &stop, &mut |it| send(it.clone()))
+    let search = |send: &Sender<Iteration>| {
+        engine.search(&game, &limits, &stop, &mut |it| drop(send.send(it.clone())))
     };
     let result = super::in_background(search, |iteration| match iteration {
         Some(iteration) => {

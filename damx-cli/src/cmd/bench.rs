@@ -7,6 +7,7 @@
 use std::io::Write;
 use std::time::Instant;
 
+use crossbeam_channel::Sender;
 use damx_engine::bench_with;
 
 use crate::args::BenchArgs;
@@ -24,7 +25,7 @@ pub(crate) fn run(args: &BenchArgs, out: &mut dyn Write) -> Result<(), Error> {
     let mut progress = Progress::new();
     let start = Instant::now();
     let report = super::in_background(
-        |_: &(dyn Fn(()) + Sync)| bench_with(&options, &eval),
+        |_: &Sender<()>| bench_with(&options, &eval),
         |_| {
             let seconds = start.elapsed().as_secs_f64();
             progress.update(|| format!("bench at depth {}: {seconds:.1} s", options.depth));

@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crossbeam_channel::Sender;
 use damx_engine::egdb::{
     self, BuildOptions, Bytes, Egdb, EgdbError, EgdbLocation, LoadNote, SharedEgdb, WorkEvent,
 };
@@ -123,6 +124,7 @@ fn with_events<E: WorkEvent, T: Send>(
     let mut progress = Progress::new();
     let mut part = (0, 0);
     let mut written = Ok(());
+    let work = |events: &Sender<E>| work(&|event| drop(events.send(event)));
     let outcome = super::in_background(work, |event| {
         let Some(event) = event else { return };
         part = event.starts().unwrap_or(part);

@@ -3,9 +3,9 @@
 
 use std::fmt::Display;
 use std::io::Write;
-use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
+use crossbeam_channel::{RecvTimeoutError, Sender, unbounded};
 use damx_session::render::Line;
 use serde::Serialize;
 
@@ -62,13 +62,13 @@ impl Tally {
 /// sends as it comes, and `None` every 100 ms without one (to redraw a progress line); returns
 /// what the work returns once it has. A panic of the work surfaces here as the panic it is.
 pub(crate) fn in_background<M: Send, T: Send>(
-    work: impl FnOnce(&(dyn Fn(M) + Sync)) -> T + Send,
+    work: impl FnOnce(&Sender<M>) -> T + Send,
     mut on: impl FnMut(Option<M>),
 ) -> T {
-    let (sender, messages) = mpsc::channel();
+    let (sender, messages) = unbounded();
     std::thread::scope(|scope| {
         // The receiver lives until the work has returned and dropped its sender.
-        let worker = scope.spawn(move || work(&move |message| drop(sender.send(message))));
+        let worker = scope.spawn(move || work(&sender));
         loop {
             match messages.recv_timeout(Duration::from_millis(100)) {
                 Ok(message) => on(Some(message)),

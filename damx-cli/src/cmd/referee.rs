@@ -12,10 +12,7 @@
 //! lines (chats, and slips that change nothing) are printed with `-v` only.
 
 use std::io::Write;
-use std::thread;
-use std::time::Duration;
 
-use crossbeam_channel::{RecvTimeoutError, unbounded};
 use damx_session::Command;
 use damx_session::tournament::table::{Status, table};
 use damx_session::tournament::{
@@ -44,37 +41,30 @@ pub(crate) fn run(series: &TournamentConfig, json: bool, out: &mut dyn Write) ->
         Command::Abort => route.abort(),
         _ => {}
     });
-    let (events_tx, events) = unbounded::<TournamentEvent>();
-    let runner = {
-        let mut series = series.clone();
-        // Only --json needs the game lines at the end; without it a long series keeps no
-        // memory per game.
-        series.keep_games = json;
-        let control = control.clone();
-        thread::spawn(move || run_tournament(&series, &control, &events_tx))
+    // Only --json needs the game lines at the end; without it a long series keeps no memory
+    // per game.
+    let series_run = TournamentConfig {
+        keep_games: json,
+        ..series.clone()
     };
     let mut progress = Progress::new();
     let mut status = Status::default();
     let mut written = Ok(());
-    loop {
-        match events.recv_timeout(Duration::from_millis(200)) {
-            Ok(event) => {
+    let report = super::in_background(
+        |events| run_tournament(&series_run, &control, events),
+        |event| {
+            if let Some(event) = event {
                 status.see(&event);
                 progress.clear();
                 if written.is_ok() {
                     written = print_event(json, &event, out);
                 }
-                progress.update(|| status.line());
             }
-            Err(RecvTimeoutError::Timeout) => progress.update(|| status.line()),
-            Err(RecvTimeoutError::Disconnected) => break,
-        }
-    }
+            progress.update(|| status.line());
+        },
+    );
     progress.clear();
-    let report = runner
-        .join()
-        .map_err(|_| Error::Usage("the series stopped on an internal error".into()))?
-        .map_err(series_error)?;
+    let report = report.map_err(series_error)?;
     written.map_err(Error::stdout)?;
     print_report(json, &report, out)?;
     if report.end == EndKind::Interrupted && interrupted() {
