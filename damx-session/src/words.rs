@@ -1,5 +1,5 @@
 //! The words a person chooses a setting by, each with what it means: the values of a front
-//! end's options (`--color`, `--role`, `--claims`, `--adjudicate`, `--eval`), read and listed the same
+//! end's options (`--color`, `--role`, `--claims`, `--adjudicate`, `--eval`, `--format`), read and listed the same
 //! way by every front end through [`Words`], so that a GUI's list of choices and a command
 //! line's `--help` say the same.
 //!
@@ -20,6 +20,7 @@ use damx_rules::Color;
 
 use crate::config::{Role, SeriesColors};
 use crate::referee::{AdjudicationKind, ClaimPolicy};
+use crate::tournament::Format;
 
 /// A setting chosen by a word.
 pub trait Words: Sized + Copy + PartialEq + 'static {
@@ -119,6 +120,23 @@ impl Words for AdjudicationKind {
     ];
 }
 
+/// The formats of a tournament (a match is a command, or a setting, of its own); a gauntlet's
+/// word stands for one seed, [`Format::seeded`] gives it more.
+impl Words for Format {
+    const WORDS: &'static [(&'static str, &'static str, Self)] = &[
+        (
+            "round-robin",
+            "Everyone against everyone",
+            Format::RoundRobin,
+        ),
+        (
+            "gauntlet",
+            "The first --seeds participants against all the others",
+            Format::Gauntlet { seeds: 1 },
+        ),
+    ];
+}
+
 impl Words for EvalKind {
     const WORDS: &'static [(&'static str, &'static str, Self)] = &[
         (
@@ -167,6 +185,7 @@ mod tests {
         round_trip::<ClaimPolicy>();
         round_trip::<AdjudicationKind>();
         round_trip::<EvalKind>();
+        round_trip::<Format>();
         assert_eq!(ClaimPolicy::default().to_string(), "adjudicate");
     }
 }

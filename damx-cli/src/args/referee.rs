@@ -9,13 +9,14 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use damx_engine::egdb::SharedEgdb;
 use damx_session::referee::{
     Adjudication, AdjudicationKind, AdjudicationMethod, ClaimPolicy, RefereeConfig, StartOptions,
 };
 use damx_session::tournament::spec::{ParticipantSpec, Seconds, name_participants, parse_seconds};
 use damx_session::tournament::{Format, OpeningSource, SprtConfig, TournamentConfig};
+use damx_session::words::Words;
 
 use super::words;
 use crate::cmd;
@@ -259,15 +260,6 @@ impl MatchArgs {
     }
 }
 
-/// How a tournament pairs its participants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum FormatChoice {
-    /// Everyone against everyone
-    RoundRobin,
-    /// The first --seeds participants against all the others
-    Gauntlet,
-}
-
 /// `damx tournament`.
 #[derive(Debug, Args)]
 pub(crate) struct TournamentArgs {
@@ -275,8 +267,8 @@ pub(crate) struct TournamentArgs {
     series: SeriesArgs,
 
     /// How participants are paired
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = FormatChoice::RoundRobin)]
-    format: FormatChoice,
+    #[arg(long, value_name = "FORMAT", default_value = Format::RoundRobin.word(), value_parser = words::<Format>())]
+    format: Format,
 
     /// In a gauntlet, how many of the first participants play all the others
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
@@ -291,12 +283,7 @@ impl TournamentArgs {
     /// The validated configuration, and whether to print JSON.
     pub(crate) fn into_config(self) -> Result<(TournamentConfig, bool), Error> {
         let (mut series, json) = self.series.config("damx tournament")?;
-        series.format = match self.format {
-            FormatChoice::RoundRobin => Format::RoundRobin,
-            FormatChoice::Gauntlet => Format::Gauntlet {
-                seeds: self.seeds as usize,
-            },
-        };
+        series.format = self.format.seeded(self.seeds as usize);
         series.games = Some(self.games);
         validated(series, json)
     }

@@ -23,6 +23,17 @@ pub enum Format {
     },
 }
 
+impl Format {
+    /// This format with `seeds` seeds if it is a gauntlet; any other as it is.
+    #[must_use]
+    pub fn seeded(self, seeds: usize) -> Format {
+        match self {
+            Format::Gauntlet { .. } => Format::Gauntlet { seeds },
+            other => other,
+        }
+    }
+}
+
 /// One game of the schedule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ScheduledGame {
@@ -147,6 +158,15 @@ pub fn shuffled(mut openings: Vec<Opening>, seed: u64) -> Vec<Opening> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Seeds are a gauntlet's; the other formats keep none.
+    #[test]
+    fn only_a_gauntlet_is_seeded() {
+        let gauntlet = Format::Gauntlet { seeds: 1 };
+        assert_eq!(gauntlet.seeded(3), Format::Gauntlet { seeds: 3 });
+        assert_eq!(Format::RoundRobin.seeded(3), Format::RoundRobin);
+        assert_eq!(Format::Match.seeded(3), Format::Match);
+    }
 
     /// A match alternates colours and gives each opening to two games in a row.
     #[test]
