@@ -1,4 +1,5 @@
-//! What the session commands share: Ctrl-C, and the exit code a session earns.
+//! What the session commands share: a session run on a thread of its own while its events are
+//! shown ([`drive`]), Ctrl-C, and the exit code a session earns.
 //!
 //! # Ctrl-C, SIGTERM and SIGHUP
 //!
@@ -16,13 +17,16 @@
 //! [`verdict`] turns the sessions' reports into the command's result, with the exit codes of
 //! `damx --help`.
 
+use std::io::{self, Write};
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Mutex, Once};
+use std::thread;
 
+use crossbeam_channel::{Receiver, Sender, unbounded};
 use damx_session::hub::HubPlayerOptions;
-use damx_session::render::RenderOptions;
+use damx_session::render::{Line, RenderOptions};
 use damx_session::{
-    CloseReason, Command, Endpoint, EnginePlayerOptions, RecordOptions, SessionConfig,
+    CloseReason, Command, Control, Endpoint, EnginePlayerOptions, RecordOptions, SessionConfig,
     SessionError, SessionReport,
 };
 
@@ -54,6 +58,64 @@ pub(crate) fn session_error(error: SessionError) -> Error {
         | SessionError::Listen { source, .. }
         | SessionError::Connection(source) => Error::Network { context, source },
     }
+}
+
+/// Runs a session, or a server's sessions, on a thread of its own (`session` gets the command
+/// and event channels), with Ctrl-C routed to it, and writes the lines `render` makes of each
+/// event until it is over. If the output fails, the games end properly and the command quits.
+pub(crate) fn drive<E, T, F>(
+    session: F,
+    mut render: impl FnMut(&E) -> Vec<Line>,
+    out: &mut dyn Write,
+) -> Result<T, Error>
+where
+    E: Send,
+    T: Send,
+    F: FnOnce(Receiver<Command>, Sender<E>) -> Result<T, SessionError> + Send,
+{
+    let show = |events: Receiver<E>, control: Control| {
+        let mut written = Ok(());
+        for event in events {
+            if written.is_ok() {
+                written = crate::cmd::write_lines(render(&event), out);
+                if written.is_err() {
+                    control.stop();
+                }
+            }
+        }
+        written
+    };
+    drive_with(session, show)
+}
+
+/// [`drive`], with `show` taking the events until they end (and the session's control, to stop
+/// it when nothing can be shown any more) on this thread.
+pub(crate) fn drive_with<E, T, F>(
+    session: F,
+    show: impl FnOnce(Receiver<E>, Control) -> io::Result<()>,
+) -> Result<T, Error>
+where
+    E: Send,
+    T: Send,
+    F: FnOnce(Receiver<Command>, Sender<E>) -> Result<T, SessionError> + Send,
+{
+    let (control, commands) = Control::new();
+    let route = control.clone();
+    on_interrupt(move |command| {
+        route.send(command);
+    });
+    let (events_tx, events) = unbounded::<E>();
+    let (shown, report) = thread::scope(|scope| {
+        let running = scope.spawn(move || session(commands, events_tx));
+        let shown = show(events, control);
+        let report = running.join();
+        (
+            shown,
+            report.unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        )
+    });
+    shown.map_err(Error::stdout)?;
+    report.map_err(session_error)
 }
 
 /// Checks, before any game, that the PDN records can be written ([`RecordOptions::check`]).

@@ -24,8 +24,9 @@
 //! ```
 
 use std::fmt;
+use std::io::BufRead;
 
-use crossbeam_channel::{Receiver, Sender, never, select};
+use crossbeam_channel::{Receiver, Sender, never, select, unbounded};
 use damx_rules::{Move, MoveTextError, MoveTextErrorKind, Position};
 use damx_wire::EndReason;
 
@@ -213,6 +214,22 @@ impl Reply {
             prompt: false,
         }
     }
+}
+
+/// The lines a person types on `input` (without their line ends), read on a thread of their
+/// own so that the session goes on while they think: the `lines` of [`Seat::converse`]. The
+/// channel closes at the end of the input or at a read error, which ends the conversation.
+pub fn typed_lines(input: impl BufRead + Send + 'static) -> Receiver<String> {
+    let (lines, typed) = unbounded();
+    std::thread::spawn(move || {
+        for line in input.lines() {
+            let Ok(line) = line else { break };
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    typed
 }
 
 /// The person's DXP name: `given`, else their user name (`$USER`), else `player`.
@@ -844,6 +861,15 @@ mod tests {
             .ok()
             .filter(|user| !user.trim().is_empty());
         assert_eq!(person_name(None), user.unwrap_or_else(|| "player".into()));
+    }
+
+    /// Typed lines come without their line ends, the last one without a line end too, and the
+    /// channel closes at the end of the input.
+    #[test]
+    fn typed_lines_come_one_by_one_until_the_input_ends() {
+        let typed = typed_lines(std::io::Cursor::new("32-28\r\nhelp\n\nresign"));
+        let lines: Vec<String> = typed.iter().collect();
+        assert_eq!(lines, ["32-28", "help", "", "resign"]);
     }
 
     /// A person plays the built-in engine in a real DXP game over 127.0.0.1: the move typed

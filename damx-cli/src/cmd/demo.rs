@@ -7,10 +7,9 @@ use std::io::Write;
 use damx_session::render::Renderer;
 use damx_session::{EnginePlayer, play_against_engine};
 
-use super::follow::drive;
 use crate::args::DemoArgs;
 use crate::error::Error;
-use crate::session::verdict;
+use crate::session::{drive, verdict};
 
 /// Plays and shows the games.
 pub(crate) fn run(args: &DemoArgs, out: &mut dyn Write) -> Result<(), Error> {

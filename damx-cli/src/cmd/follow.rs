@@ -11,20 +11,16 @@
 //! ends, so the server's memory is bounded by the games it can run, not by its connections.
 
 use std::io::Write;
-use std::thread;
 
-use crossbeam_channel::{Receiver, Sender, unbounded};
 use damx_engine::Limits;
 use damx_session::hub::local_player;
-use damx_session::render::{Line, Renderer};
-use damx_session::{
-    Address, Command, Control, Endpoint, ServerConfig, SessionError, hash_per_session, serve,
-};
+use damx_session::render::Renderer;
+use damx_session::{Address, Endpoint, ServerConfig, hash_per_session, serve};
 
 use crate::args::FollowArgs;
 use crate::error::Error;
 use crate::log::info;
-use crate::session::{Side, on_interrupt, session_error, verdict};
+use crate::session::{Side, drive, session_error, verdict};
 
 /// Plays until the games are done, the peer stops or Ctrl-C.
 pub(crate) fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<(), Error> {
@@ -85,42 +81,4 @@ fn serve_connections(
         out,
     )?;
     verdict(report.sessions.iter().map(|(_, report)| report))
-}
-
-/// Runs a session, or a server's sessions, on a thread of its own (`session` gets the command
-/// and event channels), with Ctrl-C routed to it, and writes the lines `render` makes of each
-/// event until it is over. If the output fails, the games end properly and the command quits.
-pub(crate) fn drive<E, T, F>(
-    session: F,
-    mut render: impl FnMut(&E) -> Vec<Line>,
-    out: &mut dyn Write,
-) -> Result<T, Error>
-where
-    E: Send,
-    T: Send,
-    F: FnOnce(Receiver<Command>, Sender<E>) -> Result<T, SessionError> + Send,
-{
-    let (control, commands) = Control::new();
-    let route = control.clone();
-    on_interrupt(move |command| {
-        route.send(command);
-    });
-    let (events_tx, events) = unbounded::<E>();
-    let mut output = Ok(());
-    let report = thread::scope(|scope| {
-        let running = scope.spawn(move || session(commands, events_tx));
-        for event in events {
-            if output.is_ok() {
-                output = super::write_lines(render(&event), out);
-                if output.is_err() {
-                    control.stop();
-                }
-            }
-        }
-        running
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    });
-    output.map_err(Error::stdout)?;
-    report.map_err(session_error)
 }

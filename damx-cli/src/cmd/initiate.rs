@@ -11,9 +11,7 @@ use damx_session::render::Renderer;
 use crate::args::InitiateArgs;
 use crate::error::Error;
 use crate::log::info;
-use crate::session::verdict;
-
-use super::follow::drive;
+use crate::session::{drive, verdict};
 
 /// Plays the games.
 pub(crate) fn run(args: &InitiateArgs, out: &mut dyn Write) -> Result<(), Error> {
