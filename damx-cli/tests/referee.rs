@@ -1,9 +1,8 @@
 //! Runs the real `damx match` and `damx tournament` and checks their output and exit codes:
 //! a small match between built-in players, a tournament with a broken external program (the
 //! python3 script of damx-session's tests), JSON output, records that cannot be saved, and
-//! usage errors (what each refuses: damx-session's tournament tests).
-
-use std::process::Command;
+//! usage errors (what each refuses, and how a program is started: damx-session's tournament
+//! tests).
 
 mod common;
 use common::Expect::{Has, Is};
@@ -86,36 +85,6 @@ fn a_tournament_with_a_broken_program() {
     assert_eq!(standings["type"], "standings");
     assert_eq!(standings["end"], "complete");
     assert_eq!(standings["standings"][0]["name"], "damx");
-}
-
-/// A program given by a path relative to a relative working directory (`dir=`) starts: the
-/// directory is taken from where damx runs, once, not again from inside itself. The program
-/// (the illegal-move script) is reached and forfeits on the board, not for failing to start.
-#[test]
-fn a_program_in_a_relative_directory_starts() {
-    let root = common::TempDir::new("relative-dir");
-    let dir = root.0.join("engines").join("rel");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(BROKEN, dir.join("follower.py")).unwrap();
-    let engine = "name=rel,cmd=./follower.py illegal --connect {port},dir=engines/rel,listen";
-    let rest = format!("--engine builtin,depth=1 --games 2 --openings start --json {QUICK}");
-    let output = Command::new(env!("CARGO_BIN_EXE_damx"))
-        .args(["match", "--engine", engine])
-        .args(words(&rest))
-        .current_dir(&root.0)
-        .output()
-        .expect("the damx binary runs");
-    assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let games = json_lines(&stdout(&output));
-    let games: Vec<_> = games
-        .iter()
-        .filter(|line| line["type"] != "standings")
-        .collect();
-    assert_eq!(games.len(), 2, "{output:?}");
-    assert!(
-        games.iter().all(|game| game["reason"] == "illegal-move"),
-        "{games:?}"
-    );
 }
 
 /// A mistake in a participant, in the SPRT or in how they fit together is named on one line

@@ -584,6 +584,34 @@ fn a_series_without_kept_games_counts_them() {
     });
 }
 
+/// A program given by a path relative to a relative working directory (`dir=`, here from the
+/// package root where the tests run) starts: the directory is taken from where the series
+/// runs, once, not again from inside itself. The program (the illegal-move script) is reached
+/// and forfeits on the board, not for failing to start.
+#[cfg(unix)]
+#[test]
+fn a_program_in_a_relative_directory_starts() {
+    bounded(Duration::from_secs(60), || {
+        let spec = "name=rel,cmd=./broken_follower.py illegal --connect {port},dir=tests/programs,\
+                    listen";
+        let rel = spec
+            .parse::<ParticipantSpec>()
+            .expect("an external participant");
+        let mut participants = name_participants(vec![rel]);
+        participants.push(engine("engine", 1));
+        let (report, lines) = run(
+            &quick(participants, Format::Match, 2),
+            &TournamentControl::new(),
+        );
+        let reasons: Vec<&str> = report
+            .games
+            .iter()
+            .map(|game| game.reason.as_str())
+            .collect();
+        assert_eq!(reasons, ["illegal-move", "illegal-move"], "{lines:#?}");
+    });
+}
+
 /// A Hub engine that crashes, hangs or sends a move that is not legal loses each game by
 /// giving it up, in bounded time, and the match goes on to the end: no points, and the PDN
 /// says it gave up.
