@@ -26,7 +26,7 @@ use crossbeam_channel::{Receiver, Sender, unbounded};
 use damx_session::hub::HubPlayerOptions;
 use damx_session::render::{Line, RenderOptions};
 use damx_session::{
-    CloseReason, Command, Control, Endpoint, EnginePlayerOptions, RecordOptions, SessionConfig,
+    Command, Control, Endpoint, EnginePlayerOptions, Outcome, RecordOptions, SessionConfig,
     SessionError, SessionReport,
 };
 
@@ -237,33 +237,21 @@ pub(crate) fn interrupted() -> bool {
     INTERRUPTS.load(Ordering::SeqCst) > 0
 }
 
-/// The command's result after these sessions: interrupted, a game record that could not be
-/// saved, or what went wrong with the peer ([`SessionReport::trouble`]).
+/// The command's result after these sessions: interrupted, or what they came to
+/// ([`SessionReport::outcome`]).
 pub(crate) fn verdict<'a>(
     reports: impl IntoIterator<Item = &'a SessionReport>,
 ) -> Result<(), Error> {
     if interrupted() {
         return Err(Error::Interrupted);
     }
-    let reports: Vec<&SessionReport> = reports.into_iter().collect();
-    let failed: usize = reports.iter().map(|report| report.records_failed).sum();
-    if failed > 0 {
-        return Err(Error::Io {
-            context: format!(
-                "{failed} game record{} could not be saved (reported above)",
-                if failed == 1 { "" } else { "s" }
-            ),
+    match SessionReport::outcome(reports) {
+        Outcome::Done => Ok(()),
+        failed @ Outcome::RecordsFailed(_) => Err(Error::Io {
+            context: failed.to_string(),
             source: std::io::Error::other("write failed"),
-        });
-    }
-    if reports
-        .iter()
-        .any(|report| report.close_reason == CloseReason::Aborted)
-    {
-        return Err(Error::Interrupted);
-    }
-    match SessionReport::trouble(reports) {
-        None => Ok(()),
-        Some(why) => Err(Error::Peer(why)),
+        }),
+        Outcome::Aborted => Err(Error::Interrupted),
+        Outcome::Trouble(why) => Err(Error::Peer(why)),
     }
 }

@@ -86,6 +86,22 @@ impl SessionReport {
         }
     }
 
+    /// What these sessions come to for the front end that ran them, the first that applies:
+    /// games that could not be saved, a session aborted, trouble with the peer
+    /// ([`SessionReport::trouble`]); else done.
+    pub fn outcome<'a>(reports: impl IntoIterator<Item = &'a SessionReport>) -> Outcome {
+        let reports: Vec<&SessionReport> = reports.into_iter().collect();
+        let failed = reports.iter().map(|report| report.records_failed).sum();
+        if failed > 0 {
+            return Outcome::RecordsFailed(failed);
+        }
+        let aborted = |report: &&SessionReport| report.close_reason == CloseReason::Aborted;
+        if reports.iter().any(aborted) {
+            return Outcome::Aborted;
+        }
+        SessionReport::trouble(reports).map_or(Outcome::Done, Outcome::Trouble)
+    }
+
     /// What an Initiator's series of `planned` games lacks, in words (`None`: nothing): a
     /// Follower that answered every request with `A…2` ended it without a game, or one that
     /// closed between games (a busy server's refusal, for one) left it unfinished.
@@ -114,6 +130,34 @@ impl SessionReport {
                 .iter()
                 .find(|game| matches!(game.termination, crate::record::Termination::ConnectionLost))
                 .map(|game| format!("the connection was lost during game {}", game.number)),
+        }
+    }
+}
+
+/// What sessions came to ([`SessionReport::outcome`]); its `Display` says it in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing went wrong.
+    Done,
+    /// This many games could not be saved (each was an [`Event::RecordFailed`]).
+    RecordsFailed(usize),
+    /// A session was aborted ([`Command::Abort`]).
+    Aborted,
+    /// What went wrong with the peer.
+    Trouble(String),
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Done => f.write_str("done"),
+            Outcome::RecordsFailed(n) => write!(
+                f,
+                "{n} game record{} could not be saved (reported above)",
+                if *n == 1 { "" } else { "s" }
+            ),
+            Outcome::Aborted => f.write_str("aborted"),
+            Outcome::Trouble(why) => f.write_str(why),
         }
     }
 }
@@ -923,7 +967,8 @@ mod tests {
     }
 
     /// The violations of all the sessions are counted and come first; otherwise the first
-    /// session that ended in trouble says which; a clean end is no trouble.
+    /// session that ended in trouble says which; a clean end is no trouble. What sessions come
+    /// to puts unsaved games first, then an abort, then the trouble.
     #[test]
     fn trouble_is_told_in_words() {
         let report = |violations, close_reason| SessionReport {
@@ -945,6 +990,19 @@ mod tests {
             SessionReport::trouble([&silent, &one, &two]).as_deref(),
             Some("the peer broke the protocol (3 violations reported above)")
         );
+        let failed = SessionReport {
+            records_failed: 2,
+            ..report(1, CloseReason::Aborted)
+        };
+        let aborted = report(1, CloseReason::Aborted);
+        assert_eq!(SessionReport::outcome([&clean]), Outcome::Done);
+        let outcome = SessionReport::outcome([&silent, &failed]);
+        assert_eq!(outcome, Outcome::RecordsFailed(2));
+        let says = "2 game records could not be saved (reported above)";
+        assert_eq!(outcome.to_string(), says);
+        assert_eq!(SessionReport::outcome([&one, &aborted]), Outcome::Aborted);
+        let trouble = SessionReport::outcome([&clean, &silent]);
+        assert_eq!(trouble.to_string(), "the peer went silent");
         let refused = report(0, CloseReason::SeriesComplete);
         assert_eq!(
             refused.unfinished_series(2).as_deref(),

@@ -138,8 +138,8 @@ pub use connection::{Connection, ConnectionOptions, Transcript};
 pub use damx_rules::GameResult;
 pub use damx_wire::{AcceptCode, BackAccCode, EndReason, RawBytes};
 pub use driver::{
-    Address, AddressError, Control, Endpoint, LoopbackSide, SessionError, SessionReport, accept,
-    accept_and_run, accept_stream, connect, connect_stream, connection_options, dxp_name,
+    Address, AddressError, Control, Endpoint, LoopbackSide, Outcome, SessionError, SessionReport,
+    accept, accept_and_run, accept_stream, connect, connect_stream, connection_options, dxp_name,
     play_loopback, run, run_session,
 };
 pub use engine_player::{EnginePlayer, EnginePlayerOptions, play_against_engine};
