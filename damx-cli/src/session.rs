@@ -128,16 +128,14 @@ pub(crate) fn check_records(records: &RecordOptions) -> Result<(), Error> {
 /// How many times Ctrl-C was pressed.
 static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
 
-/// What Ctrl-C does: sends a command to the running session (or server).
-type Route = Box<dyn Fn(Command) + Send>;
+/// What Ctrl-C does: what the first one says it does (on standard error), and where the
+/// commands go (the running session, server or series).
+type Route = (&'static str, Box<dyn Fn(Command) + Send>);
 
 static ROUTE: Mutex<Option<Route>> = Mutex::new(None);
 
-/// What the first Ctrl-C does, as told on standard error.
+/// What the first Ctrl-C does in a session.
 const ENDS_THE_GAME: &str = "a running game ends on our turn and is saved";
-
-/// What the first Ctrl-C says it does.
-static FIRST_NOTE: Mutex<&str> = Mutex::new(ENDS_THE_GAME);
 
 /// Sends Ctrl-C to `route` from now on: [`Command::Stop`] the first time, [`Command::Abort`]
 /// the second; the third ends the process.
@@ -147,14 +145,11 @@ pub(crate) fn on_interrupt(route: impl Fn(Command) + Send + 'static) {
 
 /// [`on_interrupt`], telling the person `first` at the first Ctrl-C (what it does).
 pub(crate) fn on_interrupt_saying(first: &'static str, route: impl Fn(Command) + Send + 'static) {
+    if let Ok(mut slot) = ROUTE.lock() {
+        *slot = Some((first, Box::new(route)));
+    }
     static INSTALL: Once = Once::new();
     INSTALL.call_once(install_handler);
-    if let Ok(mut note) = FIRST_NOTE.lock() {
-        *note = first;
-    }
-    if let Ok(mut slot) = ROUTE.lock() {
-        *slot = Some(Box::new(route));
-    }
 }
 
 /// SIGINT's number, the signal of Ctrl-C (the same on every Unix; what Windows' Ctrl-C counts as).
@@ -213,22 +208,20 @@ pub(crate) fn interrupt_name() -> &'static str {
 fn interrupted_now(signal: i32) {
     let _ = FIRST_SIGNAL.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
     let count = INTERRUPTS.fetch_add(1, Ordering::SeqCst) + 1;
-    let command = match count {
-        1 => {
-            let first = FIRST_NOTE.lock().map(|note| *note).unwrap_or(ENDS_THE_GAME);
-            note!("stopping: {first} (Ctrl-C again to abort)");
-            Command::Stop
-        }
-        2 => {
-            note!("aborting: closing the connection now (Ctrl-C again to quit at once)");
-            Command::Abort
-        }
-        _ => std::process::exit(i32::from(interrupt_exit_code())),
+    if count > 2 {
+        std::process::exit(i32::from(interrupt_exit_code()));
+    }
+    // The route is set before the handler is installed.
+    let Ok(slot) = ROUTE.lock() else { return };
+    let Some((first, route)) = slot.as_ref() else {
+        return;
     };
-    if let Ok(slot) = ROUTE.lock()
-        && let Some(route) = slot.as_ref()
-    {
-        route(command);
+    if count == 1 {
+        note!("stopping: {first} (Ctrl-C again to abort)");
+        route(Command::Stop);
+    } else {
+        note!("aborting: closing the connection now (Ctrl-C again to quit at once)");
+        route(Command::Abort);
     }
 }
 
