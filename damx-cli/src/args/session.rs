@@ -14,8 +14,8 @@ use damx_engine::Limits;
 use damx_rules::{Color, Position};
 use damx_session::render::RenderOptions;
 use damx_session::{
-    EnginePlayerOptions, FollowerConfig, InitiatorConfig, PdnTarget, RecordOptions, Role,
-    SeriesColors, SeriesPlan, SessionConfig, Timeouts,
+    EnginePlayerOptions, FollowerConfig, PdnTarget, RecordOptions, Role, SeriesColors, SeriesPlan,
+    SessionConfig, Timeouts,
 };
 
 use super::{EngineArgs, words};
@@ -289,7 +289,7 @@ impl FollowArgs {
     }
 }
 
-/// The games we ask for as Initiator: `initiate`, and `play` (as Initiator).
+/// The games we ask for as Initiator: `initiate`, `demo`, and `play` (as Initiator).
 #[derive(Debug, Args)]
 pub(crate) struct PlanArgs {
     /// How many games to ask for
@@ -388,13 +388,8 @@ const DEMO_MOVE_TIME: Duration = Duration::from_millis(200);
 /// `damx demo`.
 #[derive(Debug, Args)]
 pub(crate) struct DemoArgs {
-    /// How many games to play (colours alternate)
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub(crate) games: u32,
-
-    /// Play by a game clock of this many minutes each instead of a fixed time a move
-    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u16).range(1..=999), conflicts_with_all = ["depth", "time"])]
-    minutes: Option<u16>,
+    #[command(flatten)]
+    plan: PlanArgs,
 
     #[command(flatten)]
     strength: StrengthArgs,
@@ -413,25 +408,23 @@ pub(crate) struct DemoArgs {
 }
 
 impl DemoArgs {
-    /// The clock sent in the GAMEREQ. Without a clock of its own the demo still sends one:
+    /// The games the Initiator asks for. Without a clock of its own the demo still sends one:
     /// some programs ignore a request without it, and the fixed time a move stays far within it.
-    pub(crate) fn minutes(&self) -> u16 {
-        self.minutes.unwrap_or(5)
+    pub(crate) fn plan(&self) -> SeriesPlan {
+        self.plan.plan(5, SeriesColors::Alternate(Color::White))
     }
 
-    /// The engine called `name`: by the clock with `--minutes`, else a fixed time a move.
+    /// The engine called `name`: a fixed strength with `--depth` or `--time`, else by the clock
+    /// with `--minutes`, else a fixed time a move.
     pub(crate) fn player(&self, name: &str) -> EnginePlayerOptions {
-        let fixed = match self.minutes {
-            Some(_) => None,
-            None => self.strength.limits(Some(DEMO_MOVE_TIME)),
-        };
-        engine_player(name, &self.engine, fixed)
+        let default = self.plan.minutes.is_none().then_some(DEMO_MOVE_TIME);
+        engine_player(name, &self.engine, self.strength.limits(default))
     }
 
     /// The Initiator's session (the Follower writes no records: one record a game).
     pub(crate) fn session(&self) -> SessionConfig {
-        let plan = InitiatorConfig::series(self.games, Color::White, self.minutes(), 0, &[]);
-        let mut session = SessionConfig::initiator(plan);
+        let mut session = SessionConfig::initiator(Default::default());
+        session.role = self.plan().role(&[]);
         session.frame_gap = self.pace.gap();
         session.records = self.records.records(Some(DEFAULT_PDN));
         session.records.event = Some("damx demo".to_owned());

@@ -16,10 +16,11 @@ pub(crate) fn run(args: &DemoArgs, out: &mut dyn Write) -> Result<(), Error> {
     let (initiator, follower) = (args.player("damx initiator"), args.player("damx follower"));
     let show = args.show();
     if !show.json && crate::log::enabled(crate::log::Level::Normal) {
-        let (games, s) = (args.games, if args.games == 1 { "" } else { "s" });
+        let plan = args.plan();
+        let (games, s) = (plan.games, if plan.games == 1 { "" } else { "s" });
         let pace = match &initiator.fixed {
             Some(limits) => limits.to_string(),
-            None => format!("{} min each", args.minutes()),
+            None => format!("{} min each", plan.minutes),
         };
         writeln!(
             out,
