@@ -8,7 +8,7 @@
 
 use std::io::Write;
 
-use damx_wire::{Escaped, FrameReader, Located, Message};
+use damx_wire::{Escaped, FrameReader, Located};
 
 use crate::error::Error;
 use crate::input::{Origin, Source};
@@ -45,19 +45,13 @@ fn decode_one(
     match damx_wire::decode(bytes) {
         Ok(message) => {
             tally.valid();
-            write_json(out, &message)
+            super::print(out, &message, true)
         }
         Err(error) => {
             tally.invalid(|| problem!("{origin}: {:#}: {error}", Escaped(bytes)));
             Ok(())
         }
     }
-}
-
-/// Writes a message as one JSON line.
-fn write_json(out: &mut dyn Write, message: &Message) -> Result<(), Error> {
-    serde_json::to_writer(&mut *out, message).map_err(|e| Error::stdout(e.into()))?;
-    out.write_all(b"\n").map_err(Error::stdout)
 }
 
 /// Reads the source as a NUL-framed stream and decodes every frame.
