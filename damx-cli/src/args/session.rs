@@ -15,7 +15,7 @@ use damx_rules::{Color, Position};
 use damx_session::render::RenderOptions;
 use damx_session::{
     EnginePlayerOptions, FollowerConfig, PdnTarget, RecordOptions, Role, SeriesColors, SeriesPlan,
-    SessionConfig, Timeouts,
+    ServerConfig, SessionConfig, Timeouts,
 };
 
 use super::{EngineArgs, words};
@@ -23,7 +23,7 @@ use crate::session::Side;
 use damx_session::seat::{Opponent, person_name};
 use damx_session::tournament::OpeningSource;
 use damx_session::tournament::spec::{Limit, LocalPlayer, Seconds, parse_seconds};
-use damx_session::{Address, Endpoint};
+use damx_session::{Address, Endpoint, hash_per_session};
 
 /// Where the other program is: we listen for it, or we connect to it.
 #[derive(Debug, Args)]
@@ -240,11 +240,11 @@ pub(crate) struct FollowArgs {
 
     /// How many connections to serve at once when listening (more are told so and closed)
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
-    pub(crate) max_connections: u32,
+    max_connections: u32,
 
     /// Stop after this many games in all
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub(crate) games: Option<u32>,
+    games: Option<u32>,
 
     /// Refuse every game (GAMEACC code 3): a peer that only talks
     #[arg(long)]
@@ -275,7 +275,8 @@ pub(crate) struct FollowArgs {
 }
 
 impl FollowArgs {
-    /// Our side: the Follower's session, the players and the display.
+    /// Our side: the Follower's session, the players and the display. Listening, `--hash` is
+    /// the total for all the games at once ([`hash_per_session`]).
     pub(crate) fn side(&self) -> Side {
         let mut session = SessionConfig::follower(FollowerConfig {
             accept_games: !self.refuse_all,
@@ -285,7 +286,22 @@ impl FollowArgs {
         });
         session.timeouts.idle = self.idle_timeout.0;
         session.timeouts.first_request = self.first_request_timeout.0;
-        self.side.side(self.peer.peer(true), session)
+        let mut side = self.side.side(self.peer.peer(true), session);
+        if let Endpoint::Listen(_) = side.peer {
+            let hash = &mut side.player.engine.hash_mb;
+            *hash = hash_per_session(*hash, self.max_connections as usize);
+        }
+        side
+    }
+
+    /// The server of a listening Follower: our side's sessions, `--max-connections` at once and
+    /// `--games` in all.
+    pub(crate) fn server(&self, side: &Side) -> ServerConfig {
+        ServerConfig {
+            session: side.session.clone(),
+            max_sessions: self.max_connections as usize,
+            max_games: self.games,
+        }
     }
 }
 

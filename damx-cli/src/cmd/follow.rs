@@ -15,7 +15,7 @@ use std::io::Write;
 use damx_engine::Limits;
 use damx_session::hub::local_player;
 use damx_session::render::Renderer;
-use damx_session::{Address, Endpoint, ServerConfig, hash_per_session, serve};
+use damx_session::{Address, Endpoint, ServerConfig, serve};
 
 use crate::args::FollowArgs;
 use crate::error::Error;
@@ -25,22 +25,14 @@ use crate::session::{Side, drive, session_error, verdict};
 /// Plays until the games are done, the peer stops or Ctrl-C.
 pub(crate) fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<(), Error> {
     let config = &args.side();
-    let max_connections = args.max_connections as usize;
     super::hub::check(config.hub.as_ref())?;
     crate::session::check_records(&config.session.records)?;
-    info!(
-        "engine: {} thread(s), {} MiB of hash a game, {}",
-        config.player.engine.threads,
-        match &config.peer {
-            Endpoint::Listen(_) => hash_per_session(config.player.engine.hash_mb, max_connections),
-            Endpoint::Connect(_) => config.player.engine.hash_mb,
-        },
-        Limits::describe_fixed(config.player.fixed.as_ref())
-    );
+    let engine = &config.player.engine;
+    let strength = Limits::describe_fixed(config.player.fixed.as_ref());
+    let (threads, hash) = (engine.threads, engine.hash_mb);
+    info!("engine: {threads} thread(s), {hash} MiB of hash a game, {strength}");
     match &config.peer {
-        Endpoint::Listen(address) => {
-            serve_connections(address, config, max_connections, args.games, out)
-        }
+        Endpoint::Listen(address) => serve_connections(address, config, args.server(config), out),
         Endpoint::Connect(_) => {
             let player = local_player(&config.player, config.hub.as_ref());
             let mut renderer = Renderer::new(config.show.clone());
@@ -56,25 +48,16 @@ pub(crate) fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<(), Error> {
     }
 }
 
-/// Listens on `address` and serves every connection, up to `max_connections` at once, and
-/// `games` in all.
+/// Listens on `address` and serves every connection as `server` says.
 fn serve_connections(
     address: &Address,
     config: &Side,
-    max_connections: usize,
-    games: Option<u32>,
+    server: ServerConfig,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
     let listener = address.bind().map_err(session_error)?;
-    let server = ServerConfig {
-        session: config.session.clone(),
-        max_sessions: max_connections,
-        max_games: games,
-    };
-    let mut options = config.player.clone();
-    options.engine.hash_mb = hash_per_session(options.engine.hash_mb, max_connections);
-    let players = || local_player(&options, config.hub.as_ref());
-    let mut renderer = Renderer::new(config.show.clone()).tagged(max_connections > 1);
+    let players = || local_player(&config.player, config.hub.as_ref());
+    let mut renderer = Renderer::new(config.show.clone()).tagged(server.max_sessions > 1);
     let report = drive(
         |commands, events| serve(listener, &server, players, commands, events),
         |event| renderer.server_event(event),
