@@ -48,8 +48,8 @@ use std::sync::Arc;
 use damx_rules::{Color, Position};
 
 use crate::board::{
-    self, LEFT_HALF, LONG_DIAGONAL, PROMOTION_CONE, RIGHT_HALF, down_left, down_right, mirror,
-    up_left, up_right,
+    self, LEFT_HALF, LONG_DIAGONAL, PROMOTION_CONE, down_left, down_right, mirror, up_left,
+    up_right,
 };
 use crate::pattern::{Base, PatternWeights};
 use crate::score::Score;
@@ -417,32 +417,132 @@ impl Sink for Counts {
     }
 }
 
-/// The pieces as the evaluation sees them: White's and Black's men and kings.
+/// The pieces as the evaluation sees them: White's and Black's men and kings, and how many of
+/// each there are.
 #[derive(Clone, Copy)]
 struct Material {
     white_men: u64,
     white_kings: u64,
     black_men: u64,
     black_kings: u64,
+    counts: PieceCounts,
+}
+
+/// The number of men and kings of each side.
+#[derive(Clone, Copy)]
+struct PieceCounts {
+    white_men: i32,
+    white_kings: i32,
+    black_men: i32,
+    black_kings: i32,
 }
 
 impl Material {
+    #[inline(always)]
     fn of(position: &Position) -> Material {
+        Material::from_bits(
+            position.men(Color::White).bits(),
+            position.kings(Color::White).bits(),
+            position.men(Color::Black).bits(),
+            position.kings(Color::Black).bits(),
+        )
+    }
+
+    #[inline(always)]
+    fn from_bits(white_men: u64, white_kings: u64, black_men: u64, black_kings: u64) -> Material {
+        let count = |bits: u64| bits.count_ones() as i32;
         Material {
-            white_men: position.men(Color::White).bits(),
-            white_kings: position.kings(Color::White).bits(),
-            black_men: position.men(Color::Black).bits(),
-            black_kings: position.kings(Color::Black).bits(),
+            white_men,
+            white_kings,
+            black_men,
+            black_kings,
+            counts: PieceCounts {
+                white_men: count(white_men),
+                white_kings: count(white_kings),
+                black_men: count(black_men),
+                black_kings: count(black_kings),
+            },
         }
     }
 
     /// Men on the board, 0..=40.
+    #[inline(always)]
     fn phase(&self) -> i32 {
-        (self.white_men.count_ones() + self.black_men.count_ones()).min(40) as i32
+        (self.counts.white_men + self.counts.black_men).min(40)
+    }
+
+    /// The divisor that pulls drawish endings towards zero (1 for everything else).
+    #[inline(always)]
+    fn divisor(&self) -> i32 {
+        let PieceCounts {
+            white_men: wm,
+            white_kings: wk,
+            black_men: bm,
+            black_kings: bk,
+        } = self.counts;
+        let white_worth = wm + 3 * wk;
+        let black_worth = bm + 3 * bk;
+        // The weaker side must have a king to hold a draw.
+        let (strong_men, strong_kings, weak_men, weak_kings, weak_bits) =
+            if white_worth > black_worth {
+                (wm, wk, bm, bk, self.black_kings)
+            } else if black_worth > white_worth {
+                (bm, bk, wm, wk, self.white_kings)
+            } else {
+                return 1;
+            };
+        if weak_kings == 0 {
+            return 1;
+        }
+        let strong = strong_men + strong_kings;
+        if weak_men == 0 && weak_kings == 1 {
+            if strong_men == 0 {
+                return match strong_kings {
+                    ..=2 => 16,
+                    3 if weak_bits & LONG_DIAGONAL != 0 => 16,
+                    3 => 2,
+                    _ => 1,
+                };
+            }
+            if strong <= 3 {
+                return 4;
+            }
+        }
+        if weak_men == 0 && strong_men == 0 && strong_kings < weak_kings + 3 {
+            return 8;
+        }
+        1
     }
 }
 
-/// Counts every feature for White (`sign` 1) or for Black seen as White (`sign` -1).
+/// `opening` and `ending` blended by `phase` (men on the board) and divided by `divisor`.
+#[inline(always)]
+pub(crate) fn blend(opening: i32, ending: i32, phase: i32, divisor: i32) -> i32 {
+    let white = (opening * phase + ending * (PHASE_MAX - phase)) / PHASE_MAX;
+    // Most positions are not drawish: no division for them.
+    if divisor == 1 { white } else { white / divisor }
+}
+
+/// The features of one side that are plain counts (everything but the men's squares and
+/// runaways), for White or for Black seen as White. Both sides' counts share their weights, so
+/// they enter the sum once, as White's minus Black's.
+#[derive(Clone, Copy)]
+struct SideCounts {
+    balance: i32,
+    mobility: i32,
+    king_mobility: i32,
+    long_diagonal_king: i32,
+    chain: i32,
+    blocked: i32,
+    sole_kings: i32,
+    outpost_supported: i32,
+    outpost_loose: i32,
+    threatened: i32,
+}
+
+/// Counts the features of one side (White, or Black seen as White): the men's squares and
+/// runaways go to `sink` with `sign` (1 for White, -1 for Black), the rest is returned.
+/// `men_count` is the number of `own_men`.
 #[inline(always)]
 fn side_features<S: Sink>(
     sink: &mut S,
@@ -450,40 +550,44 @@ fn side_features<S: Sink>(
     own_kings: u64,
     opp_men: u64,
     opp_kings: u64,
+    men_count: i32,
     sign: i32,
-) {
+) -> SideCounts {
     let own = own_men | own_kings;
     let opp = opp_men | opp_kings;
     let empty = board::ALL & !(own | opp);
 
-    sink.add(MAN, sign * own_men.count_ones() as i32);
-    sink.add(KING, sign * own_kings.count_ones() as i32);
-
     let mut men = own_men;
-    while men != 0 {
-        let bit = men.trailing_zeros();
-        men &= men - 1;
-        let n = board::NUMBER_OF_BIT[bit as usize] as usize;
-        if n >= 6 {
-            sink.add(SQUARE + n - 6, sign);
+    if opp_kings == 0 {
+        while men != 0 {
+            let bit = men.trailing_zeros() as usize;
+            men &= men - 1;
+            if let Some(feature) = SQUARE_FEATURE[bit] {
+                sink.add(feature as usize, sign);
+            }
+            if let Some(feature) = RUNAWAY_FEATURE[bit]
+                && PROMOTION_CONE[bit] & opp == 0
+            {
+                sink.add(feature as usize, sign);
+            }
         }
-        if n <= 30 && opp_kings == 0 && PROMOTION_CONE[bit as usize] & opp == 0 {
-            // Rows to promotion: 1 (squares 6..10) to 5 (26..30).
-            let rows = board::row_of(n);
-            if rows >= 1 {
-                sink.add(RUNAWAY + rows - 1, sign);
+    } else {
+        while men != 0 {
+            let bit = men.trailing_zeros() as usize;
+            men &= men - 1;
+            if let Some(feature) = SQUARE_FEATURE[bit] {
+                sink.add(feature as usize, sign);
             }
         }
     }
 
+    // The two halves cover the board: the right half holds the men the left does not.
     let left = (own_men & LEFT_HALF).count_ones() as i32;
-    let right = (own_men & RIGHT_HALF).count_ones() as i32;
-    sink.add(BALANCE, sign * (left - right).abs());
+    let balance = (left - (men_count - left)).abs();
 
-    let steps = (up_right(own_men) & empty).count_ones() + (up_left(own_men) & empty).count_ones();
-    sink.add(MOBILITY, sign * steps as i32);
+    let mobility = count_two(up_right(own_men) & empty, up_left(own_men) & empty);
 
-    if own_kings != 0 {
+    let (king_mobility, long_diagonal_king) = if own_kings != 0 {
         let occupied = own | opp;
         let mut kings = own_kings;
         let mut reach = 0;
@@ -492,35 +596,28 @@ fn side_features<S: Sink>(
             kings &= kings - 1;
             reach += board::king_reach(bit, occupied).count_ones();
         }
-        sink.add(KING_MOBILITY, sign * reach as i32);
-        sink.add(
-            LONG_DIAGONAL_KING,
-            sign * (own_kings & LONG_DIAGONAL).count_ones() as i32,
-        );
-    }
+        (
+            reach as i32,
+            (own_kings & LONG_DIAGONAL).count_ones() as i32,
+        )
+    } else {
+        (0, 0)
+    };
 
     // A man at bit b is backed on the left by a piece at down_left(b), that is b is in
     // up_right(own).
     let backed_left = own_men & up_right(own);
     let backed_right = own_men & up_left(own);
-    sink.add(
-        CHAIN,
-        sign * (backed_left.count_ones() + backed_right.count_ones()) as i32,
-    );
+    let chain = count_two(backed_left, backed_right);
 
     let can_step = down_left(empty) | down_right(empty);
-    sink.add(BLOCKED, sign * (own_men & !can_step).count_ones() as i32);
-    if own_kings != 0 && opp_kings == 0 {
-        sink.add(SOLE_KINGS, sign);
-    }
+    let blocked = (own_men & !can_step).count_ones() as i32;
+    let sole_kings = i32::from(own_kings != 0 && opp_kings == 0);
 
     let outposts = own_men & board::row_bits(4);
     let supported = outposts & backed_left & backed_right;
-    sink.add(OUTPOST_SUPPORTED, sign * supported.count_ones() as i32);
-    sink.add(
-        OUTPOST_LOOSE,
-        sign * (outposts & !supported).count_ones() as i32,
-    );
+    let outpost_supported = supported.count_ones() as i32;
+    let outpost_loose = (outposts & !supported).count_ones() as i32;
 
     // Own pieces an opponent man next to them can jump: the man on one side, an empty square
     // on the other.
@@ -529,27 +626,98 @@ fn side_features<S: Sink>(
             | (down_right(opp_men) & up_left(empty))
             | (up_right(opp_men) & down_left(empty))
             | (up_left(opp_men) & down_right(empty)));
-    sink.add(THREATENED, sign * threatened.count_ones() as i32);
+    SideCounts {
+        balance,
+        mobility,
+        king_mobility,
+        long_diagonal_king,
+        chain,
+        blocked,
+        sole_kings,
+        outpost_supported,
+        outpost_loose,
+        threatened: threatened.count_ones() as i32,
+    }
 }
+
+/// The number of set bits of `a` and `b` together. Both are board sets (at most 50 bits
+/// each), so their partial sums share one final step of the count.
+#[inline(always)]
+fn count_two(a: u64, b: u64) -> i32 {
+    const M1: u64 = 0x5555_5555_5555_5555;
+    const M2: u64 = 0x3333_3333_3333_3333;
+    const M4: u64 = 0x0f0f_0f0f_0f0f_0f0f;
+    let a = a - ((a >> 1) & M1);
+    let b = b - ((b >> 1) & M1);
+    // Two-bit fields of at most 2, then four-bit fields of at most 4 each: 8 together.
+    let sum = (a & M2) + ((a >> 2) & M2) + (b & M2) + ((b >> 2) & M2);
+    let bytes = (sum & M4) + ((sum >> 4) & M4);
+    (bytes.wrapping_mul(0x0101_0101_0101_0101) >> 56) as i32
+}
+
+/// For each layout bit, the `square n` feature of a man there (`None` off the board and on
+/// squares 1..=5, where a man of its owner is a king).
+const SQUARE_FEATURE: [Option<u8>; 64] = {
+    let mut table = [None; 64];
+    let mut n = 6;
+    while n <= 50 {
+        table[board::bit_of(n) as usize] = Some((SQUARE + n - 6) as u8);
+        n += 1;
+    }
+    table
+};
+
+/// For each layout bit, the `runaway d` feature of a man there (squares 6..=30, `d` rows from
+/// promotion; `None` elsewhere).
+const RUNAWAY_FEATURE: [Option<u8>; 64] = {
+    let mut table = [None; 64];
+    let mut n = 6;
+    while n <= 30 {
+        table[board::bit_of(n) as usize] = Some((RUNAWAY + board::row_of(n) - 1) as u8);
+        n += 1;
+    }
+    table
+};
 
 #[inline(always)]
 fn all_features<S: Sink>(sink: &mut S, material: &Material, side_to_move: Color) {
-    side_features(
+    let counts = material.counts;
+    let white = side_features(
         sink,
         material.white_men,
         material.white_kings,
         material.black_men,
         material.black_kings,
+        counts.white_men,
         1,
     );
-    side_features(
+    let black = side_features(
         sink,
         mirror(material.black_men),
         mirror(material.black_kings),
         mirror(material.white_men),
         mirror(material.white_kings),
+        counts.black_men,
         -1,
     );
+    sink.add(MAN, counts.white_men - counts.black_men);
+    sink.add(KING, counts.white_kings - counts.black_kings);
+    sink.add(BALANCE, white.balance - black.balance);
+    sink.add(MOBILITY, white.mobility - black.mobility);
+    sink.add(KING_MOBILITY, white.king_mobility - black.king_mobility);
+    sink.add(
+        LONG_DIAGONAL_KING,
+        white.long_diagonal_king - black.long_diagonal_king,
+    );
+    sink.add(CHAIN, white.chain - black.chain);
+    sink.add(BLOCKED, white.blocked - black.blocked);
+    sink.add(SOLE_KINGS, white.sole_kings - black.sole_kings);
+    sink.add(
+        OUTPOST_SUPPORTED,
+        white.outpost_supported - black.outpost_supported,
+    );
+    sink.add(OUTPOST_LOOSE, white.outpost_loose - black.outpost_loose);
+    sink.add(THREATENED, white.threatened - black.threatened);
     sink.add(
         TO_MOVE,
         match side_to_move {
@@ -561,12 +729,7 @@ fn all_features<S: Sink>(sink: &mut S, material: &Material, side_to_move: Color)
 
 /// The divisor that pulls drawish endings towards zero (1 for everything else).
 fn draw_divisor(material: &Material) -> i32 {
-    draw_divisor_of(
-        material.white_men,
-        material.white_kings,
-        material.black_men,
-        material.black_kings,
-    )
+    material.divisor()
 }
 
 /// [`draw_divisor`] of the pieces as layout bits (shared with the pattern evaluation).
@@ -577,50 +740,7 @@ pub(crate) fn draw_divisor_of(
     black_men: u64,
     black_kings: u64,
 ) -> i32 {
-    let material = Material {
-        white_men,
-        white_kings,
-        black_men,
-        black_kings,
-    };
-    let count = |bits: u64| bits.count_ones() as i32;
-    let (wm, wk, bm, bk) = (
-        count(material.white_men),
-        count(material.white_kings),
-        count(material.black_men),
-        count(material.black_kings),
-    );
-    let white_worth = wm + 3 * wk;
-    let black_worth = bm + 3 * bk;
-    // The weaker side must have a king to hold a draw.
-    let (strong_men, strong_kings, weak_men, weak_kings, weak_bits) = if white_worth > black_worth {
-        (wm, wk, bm, bk, material.black_kings)
-    } else if black_worth > white_worth {
-        (bm, bk, wm, wk, material.white_kings)
-    } else {
-        return 1;
-    };
-    if weak_kings == 0 {
-        return 1;
-    }
-    let strong = strong_men + strong_kings;
-    if weak_men == 0 && weak_kings == 1 {
-        if strong_men == 0 {
-            return match strong_kings {
-                ..=2 => 16,
-                3 if weak_bits & LONG_DIAGONAL != 0 => 16,
-                3 => 2,
-                _ => 1,
-            };
-        }
-        if strong <= 3 {
-            return 4;
-        }
-    }
-    if weak_men == 0 && strong_men == 0 && strong_kings < weak_kings + 3 {
-        return 8;
-    }
-    1
+    Material::from_bits(white_men, white_kings, black_men, black_kings).divisor()
 }
 
 /// The static evaluation of `position` with `params`, in centi-men from the side to move.
@@ -636,9 +756,25 @@ pub(crate) fn evaluate_raw(position: &Position, params: &EvalParams) -> i32 {
     let white = match &params.patterns {
         Some(patterns) => match patterns.base() {
             Base::Zero => patterns.white_score(position),
-            Base::Hand => hand_white(position, params) + patterns.white_score(position),
+            Base::Hand => {
+                // The two evaluations share the material, its phase and its divisor.
+                let material = Material::of(position);
+                let phase = material.phase();
+                let divisor = material.divisor();
+                hand_white(&material, position.side_to_move(), params, phase, divisor)
+                    + patterns.regions_score(material.white_men, material.black_men, phase, divisor)
+            }
         },
-        None => hand_white(position, params),
+        None => {
+            let material = Material::of(position);
+            hand_white(
+                &material,
+                position.side_to_move(),
+                params,
+                material.phase(),
+                material.divisor(),
+            )
+        }
     };
     let white = white.clamp(-Score::MAX_EVAL, Score::MAX_EVAL);
     match position.side_to_move() {
@@ -647,19 +783,22 @@ pub(crate) fn evaluate_raw(position: &Position, params: &EvalParams) -> i32 {
     }
 }
 
-/// White's score of `position` by the hand features.
+/// White's score by the hand features of `material` (whose phase and divisor are given).
 #[inline]
-fn hand_white(position: &Position, params: &EvalParams) -> i32 {
-    let material = Material::of(position);
+fn hand_white(
+    material: &Material,
+    side_to_move: Color,
+    params: &EvalParams,
+    phase: i32,
+    divisor: i32,
+) -> i32 {
     let mut sink = Weighted {
         params,
         opening: 0,
         ending: 0,
     };
-    all_features(&mut sink, &material, position.side_to_move());
-    let phase = material.phase();
-    let white = (sink.opening * phase + sink.ending * (PHASE_MAX - phase)) / PHASE_MAX;
-    white / draw_divisor(&material)
+    all_features(&mut sink, material, side_to_move);
+    blend(sink.opening, sink.ending, phase, divisor)
 }
 
 /// The features of one position, for tuning: what the evaluation multiplies by its weights.

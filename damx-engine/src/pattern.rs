@@ -16,8 +16,11 @@
 //! `index = sum over k in 0..4 of (digit(row r+k, position c) + 3 digit(row r+k, position c+1)) * 9^k`
 //!
 //! with digit 0 for empty, 1 for an own man, 2 for an opponent man. The index is built from
-//! the bitboards row by row with two small tables (five squares of a row in base 3, and the
-//! two digits of a region out of that), without any per-square loop.
+//! the bitboards row by row without any per-square loop: one table gives, for the own and
+//! opponent men of a row, the four `digit(c) + 3 digit(c + 1)` of that row side by side in
+//! one word, and four rows' words weighted by `1, 9, 81, 729` add up to the indices of the
+//! four regions of a band at once. Black's rows are read from the same bitboards through a
+//! second table whose rows run backwards (the half turn reverses each row).
 //!
 //! Both sides share the tables: White's regions are read on the board as it stands, Black's on
 //! the board turned half a turn with the colours swapped (the region set maps onto itself),
@@ -77,7 +80,7 @@ use std::sync::{Arc, OnceLock};
 use damx_rules::{Color, Position};
 
 use crate::board::{self, LEFT_HALF, LONG_DIAGONAL, PROMOTION_CONE, RIGHT_HALF, mirror};
-use crate::eval::{PHASE_MAX, draw_divisor_of};
+use crate::eval::{blend, draw_divisor_of};
 
 /// The number of regions.
 pub const REGIONS: usize = 16;
@@ -130,76 +133,81 @@ const fn row_shift(row: usize) -> u32 {
     (5 * row + row / 2 + 1) as u32
 }
 
-/// Five squares of a row (a 5-bit mask) as a base-3 number with digit 1 on every set bit.
-const BASE3_OF_ROW: [u16; 32] = {
-    let mut table = [0u16; 32];
-    let mut mask = 0;
-    while mask < 32 {
-        let mut value = 0u16;
-        let mut power = 1u16;
+/// The region digits of one row, from its own men and its opponent men (5-bit masks, own in
+/// bits 0..5 and opponent in bits 5..10 of the index): four 16-bit lanes, lane `c` holding
+/// `digit(c) + 3 digit(c + 1)` (0..=8) with digit 0 for empty, 1 for own, 2 for opponent.
+/// Four rows of these, weighted by `1, 9, 81, 729`, add up lane by lane to the indices of the
+/// four regions of a band (at most 6560, so no lane overflows into the next).
+const ROW_PAIRS: [u64; 1024] = row_pairs(false);
+
+/// [`ROW_PAIRS`] of a row read backwards (the board turned half a turn reverses each row).
+const ROW_PAIRS_REVERSED: [u64; 1024] = row_pairs(true);
+
+const fn row_pairs(reversed: bool) -> [u64; 1024] {
+    let mut table = [0u64; 1024];
+    let mut index = 0;
+    while index < 1024 {
+        let mut digits = [0u64; 5];
         let mut p = 0;
         while p < 5 {
-            if mask & (1 << p) != 0 {
-                value += power;
-            }
-            power *= 3;
+            let bit = if reversed { 4 - p } else { p };
+            digits[p] = if index & (1 << (bit + 5)) != 0 {
+                2
+            } else if index & (1 << bit) != 0 {
+                1
+            } else {
+                0
+            };
             p += 1;
         }
-        table[mask] = value;
-        mask += 1;
-    }
-    table
-};
-
-/// `PAIR[row value][c]`: the two base-3 digits at positions `c` and `c + 1` of a row value
-/// (`digit(c) + 3 digit(c + 1)`, 0..9).
-const PAIR: [[u16; 4]; 243] = {
-    let mut table = [[0u16; 4]; 243];
-    let mut value = 0;
-    while value < 243 {
+        let mut lanes = 0u64;
         let mut c = 0;
-        let mut divisor = 1;
         while c < 4 {
-            table[value][c] = ((value / divisor) % 9) as u16;
-            divisor *= 3;
+            lanes |= (digits[c] + 3 * digits[c + 1]) << (16 * c);
             c += 1;
         }
-        value += 1;
+        table[index] = lanes;
+        index += 1;
     }
     table
-};
+}
 
-/// The base-3 value of every row: digit 1 for `own` men, 2 for `opp` men.
+/// The 5-bit masks of `own` and `opp` on board row `row`, as an index of [`ROW_PAIRS`].
 #[inline(always)]
-fn row_values(own: u64, opp: u64) -> [u16; 10] {
-    let mut rows = [0u16; 10];
-    for (row, value) in rows.iter_mut().enumerate() {
-        let shift = row_shift(row);
-        *value = BASE3_OF_ROW[((own >> shift) & 31) as usize]
-            + 2 * BASE3_OF_ROW[((opp >> shift) & 31) as usize];
+fn row_index(own: u64, opp: u64, row: usize) -> usize {
+    let shift = row_shift(row);
+    (((own >> shift) & 31) | ((opp >> shift) & 31) << 5) as usize
+}
+
+/// The region indices of four bands from the [`ROW_PAIRS`] lanes of the ten rows.
+#[inline(always)]
+fn bands(rows: [u64; 10]) -> [u16; REGIONS] {
+    let mut indices = [0u16; REGIONS];
+    for band in 0..4 {
+        let r = 2 * band;
+        let lanes = rows[r] + 9 * rows[r + 1] + 81 * rows[r + 2] + 729 * rows[r + 3];
+        for column in 0..4 {
+            indices[band * 4 + column] = (lanes >> (16 * column)) as u16;
+        }
     }
-    rows
+    indices
 }
 
 /// The contents of the 16 regions, from the side whose men are `own`.
 #[inline(always)]
 pub(crate) fn region_indices(own: u64, opp: u64) -> [u16; REGIONS] {
-    let rows = row_values(own, opp);
-    let mut indices = [0u16; REGIONS];
-    for band in 0..4 {
-        let r = 2 * band;
-        let (a, b, c, d) = (
-            &PAIR[rows[r] as usize],
-            &PAIR[rows[r + 1] as usize],
-            &PAIR[rows[r + 2] as usize],
-            &PAIR[rows[r + 3] as usize],
-        );
-        for column in 0..4 {
-            indices[band * 4 + column] =
-                a[column] + 9 * b[column] + 81 * c[column] + 729 * d[column];
-        }
-    }
-    indices
+    let rows: [u64; 10] = std::array::from_fn(|row| ROW_PAIRS[row_index(own, opp, row)]);
+    bands(rows)
+}
+
+/// [`region_indices`] of the board turned half a turn: `region_indices(mirror(own),
+/// mirror(opp))` without turning the board (row `r` of the turned board is row `9 - r` read
+/// backwards).
+#[inline(always)]
+pub(crate) fn turned_region_indices(own: u64, opp: u64) -> [u16; REGIONS] {
+    let rows: [u64; 10] =
+        std::array::from_fn(|row| ROW_PAIRS_REVERSED[row_index(own, opp, 9 - row)]);
+    bands(rows)
 }
 
 /// The global feature counts of one side (seen as White on its own board).
@@ -340,7 +348,7 @@ pub struct Terms {
     pub white: [u16; REGIONS],
     /// Black's region contents on the turned board (subtracted).
     pub black: [u16; REGIONS],
-    /// Men on the board, 0..=[`PHASE_MAX`]: the opening weights count `phase / PHASE_MAX`.
+    /// Men on the board, 0..=[`PHASE_MAX`](crate::eval::PHASE_MAX): the opening weights count `phase / PHASE_MAX`.
     pub phase: u8,
     /// The score is divided by this (drawish endings; 1 otherwise).
     pub divisor: u8,
@@ -353,7 +361,7 @@ impl Terms {
         Terms {
             globals: globals.map(|count| count as i16),
             white: region_indices(pieces.white_men, pieces.black_men),
-            black: region_indices(mirror(pieces.black_men), mirror(pieces.white_men)),
+            black: turned_region_indices(pieces.black_men, pieces.white_men),
             phase: pieces.phase() as u8,
             divisor: pieces.divisor() as u8,
         }
@@ -602,27 +610,49 @@ impl PatternWeights {
                 ending += count * i32::from(*e);
             }
         }
-        let white = region_indices(pieces.white_men, pieces.black_men);
-        let black = region_indices(mirror(pieces.black_men), mirror(pieces.white_men));
-        for region in 0..REGIONS {
-            let table = &self.tables[region * REGION_SIZE..(region + 1) * REGION_SIZE];
-            let [wo, we] = table[white[region] as usize];
-            let [bo, be] = table[black[region] as usize];
+        let (regions_opening, regions_ending) =
+            self.region_sums(pieces.white_men, pieces.black_men);
+        (opening + regions_opening, ending + regions_ending)
+    }
+
+    /// The regions' opening and ending sums, White's minus Black's.
+    #[inline(always)]
+    fn region_sums(&self, white_men: u64, black_men: u64) -> (i32, i32) {
+        let white = region_indices(white_men, black_men);
+        let black = turned_region_indices(black_men, white_men);
+        let (mut opening, mut ending) = (0i32, 0i32);
+        let regions = self.tables.chunks_exact(REGION_SIZE).zip(white).zip(black);
+        for ((table, white), black) in regions {
+            let [wo, we] = table[white as usize];
+            let [bo, be] = table[black as usize];
             opening += i32::from(wo) - i32::from(bo);
             ending += i32::from(we) - i32::from(be);
         }
         (opening, ending)
     }
 
-    /// White's score of `position`: the phase blend of the sums, divided in drawish endings
+    /// White's score of `pieces`: the phase blend of the sums, divided in drawish endings
     /// (without the base).
     #[inline]
     pub(crate) fn white_score(&self, position: &Position) -> i32 {
         let pieces = Pieces::of(position);
         let (opening, ending) = self.sums(&pieces);
-        let phase = pieces.phase();
-        let white = (opening * phase + ending * (PHASE_MAX - phase)) / PHASE_MAX;
-        white / pieces.divisor()
+        blend(opening, ending, pieces.phase(), pieces.divisor())
+    }
+
+    /// White's score by the regions alone (the part added to the hand evaluation on
+    /// [`Base::Hand`]), for men on `white_men` and `black_men` with the material's `phase` and
+    /// `divisor`.
+    #[inline]
+    pub(crate) fn regions_score(
+        &self,
+        white_men: u64,
+        black_men: u64,
+        phase: i32,
+        divisor: i32,
+    ) -> i32 {
+        let (opening, ending) = self.region_sums(white_men, black_men);
+        blend(opening, ending, phase, divisor)
     }
 
     /// The evaluation from the side to move without the base, clamped below the win scores.
@@ -778,6 +808,51 @@ mod tests {
     #[test]
     fn crc32_check_value() {
         assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
+    }
+
+    /// The region indices, square by square from the documented formula, for men on `own`
+    /// and `opp` (disjoint board sets).
+    fn indices_by_formula(own: u64, opp: u64) -> [u16; REGIONS] {
+        let digit = |row: usize, position: usize| {
+            let bit = 1u64 << (row_shift(row) as usize + position);
+            u16::from(own & bit != 0) + 2 * u16::from(opp & bit != 0)
+        };
+        std::array::from_fn(|region| {
+            let (band, column) = (region / 4, region % 4);
+            (0..4)
+                .map(|k| {
+                    let row = 2 * band + k;
+                    (digit(row, column) + 3 * digit(row, column + 1)) * 9u16.pow(k as u32)
+                })
+                .sum()
+        })
+    }
+
+    /// The row tables give the formula's indices on many boards, and the turned indices are
+    /// those of the turned board.
+    #[test]
+    fn region_indices_match_the_formula() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..2_000 {
+            let (a, b, sparse) = (next() & board::ALL, next() & board::ALL, next() & 1 == 1);
+            // Full boards and thinned-out ones (fewer men, as later in a game).
+            let (own, opp) = if sparse {
+                (a & b, !a & b & next())
+            } else {
+                (a & !b, b & !a)
+            };
+            assert_eq!(region_indices(own, opp), indices_by_formula(own, opp));
+            assert_eq!(
+                turned_region_indices(own, opp),
+                indices_by_formula(mirror(own), mirror(opp))
+            );
+        }
     }
 
     /// Region indices follow the documented formula on a few squares.
