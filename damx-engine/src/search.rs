@@ -8,7 +8,8 @@
 //!
 //! The search plays and takes back moves on a [`Game`], so that the rules crate decides
 //! repetitions, the 25-move rule and the endgame rules. Inside the tree a position that occurred
-//! before counts as a draw at once (repeating it further cannot gain anything).
+//! before counts as a draw at once (repeating it further cannot gain anything). Each thread
+//! keeps the evaluations of recent positions, by their key, to reuse them.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -105,6 +106,8 @@ pub(crate) struct Worker {
     /// A move of the current iteration that beat the previous best move.
     root_change: Option<Completed>,
     reductions: [[u8; 64]; 64],
+    /// Evaluations of recent positions (see [`EvalCache`]).
+    evals: EvalCache,
 }
 
 const HISTORY_MAX: i32 = 1 << 16;
@@ -131,6 +134,7 @@ impl Worker {
             root_depth: 0,
             root_change: None,
             reductions,
+            evals: EvalCache::new(),
         }
     }
 
@@ -159,6 +163,8 @@ impl Worker {
         self.nodes = 0;
         self.published = 0;
         self.aborted = false;
+        // The evaluation's weights may differ from the last search's.
+        self.evals.clear();
         for killers in &mut self.killers {
             *killers = [None; 2];
         }
@@ -184,7 +190,7 @@ impl Worker {
             .unwrap_or(0);
         root.swap(0, first);
         completed.best_move = Some(root[0]);
-        completed.score = evaluate(game, shared);
+        completed.score = self.evaluate(game, shared);
         completed.pv = vec![root[0]];
 
         let mut previous = completed.score;
@@ -442,7 +448,7 @@ impl Worker {
             return score;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate(game, shared);
+            return self.evaluate(game, shared);
         }
         let pv_node = beta - alpha > 1;
 
@@ -518,7 +524,7 @@ impl Worker {
             && beta.abs() < DECISIVE
             && !waiting_capture(&position)
         {
-            let eval = evaluate(game, shared);
+            let eval = self.evaluate(game, shared);
             if eval - 80 * depth >= beta {
                 return eval;
             }
@@ -661,13 +667,14 @@ impl Worker {
             if is_rule_draw(game) {
                 return 0;
             }
-            return egdb::probe_node(shared.egdb, game).unwrap_or_else(|| evaluate(game, shared));
+            return egdb::probe_node(shared.egdb, game)
+                .unwrap_or_else(|| self.evaluate(game, shared));
         }
         if is_rule_draw(game) {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate(game, shared);
+            return self.evaluate(game, shared);
         }
         position.legal_moves_into(&mut self.lists[ply]);
         let mut best = -INFINITY;
@@ -691,6 +698,26 @@ impl Worker {
             }
         }
         best
+    }
+
+    /// The evaluation of the position at the end of `game`, from the side to move, with the
+    /// search's endgame knowledge: the terms against a lone king, and the score shrinking as a
+    /// draw rule comes near (see [`endgame`]).
+    #[inline]
+    fn evaluate(&mut self, game: &Game, shared: &Shared<'_>) -> i32 {
+        let position = game.position();
+        let mut score = self.evals.get(position, shared.params);
+        if !shared.features.endgame_knowledge {
+            return score;
+        }
+        let white = endgame::lone_king_terms(position);
+        if white != 0 {
+            score += match position.side_to_move() {
+                Color::White => white,
+                Color::Black => -white,
+            };
+        }
+        endgame::scaled_for_rules(score, game)
     }
 
     /// Fills the ordering scores of the moves at `ply`: the table move, then for quiet moves
@@ -757,24 +784,52 @@ impl Worker {
     }
 }
 
-/// The evaluation of the position at the end of `game`, from the side to move, with the
-/// search's endgame knowledge: the terms against a lone king, and the score shrinking as a
-/// draw rule comes near (see [`endgame`]).
-#[inline]
-fn evaluate(game: &Game, shared: &Shared<'_>) -> i32 {
-    let position = game.position();
-    let mut score = evaluate_raw(position, shared.params);
-    if !shared.features.endgame_knowledge {
-        return score;
+/// The evaluations of recent positions, by Zobrist key: the search evaluates many positions
+/// more than once (each iteration's horizon crosses the last one's, and a node near the
+/// horizon is evaluated for pruning before its children are). An entry holds the full key,
+/// so it answers only for the position it was computed for (as the transposition table does).
+struct EvalCache {
+    entries: Vec<CachedEval>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct CachedEval {
+    key: u64,
+    eval: i32,
+    filled: bool,
+}
+
+/// The entries of an [`EvalCache`] (a power of two): 256 KiB, small enough to stay near the
+/// core beside the pattern tables.
+const EVAL_CACHE_ENTRIES: usize = 1 << 14;
+
+impl EvalCache {
+    fn new() -> EvalCache {
+        EvalCache {
+            entries: vec![CachedEval::default(); EVAL_CACHE_ENTRIES],
+        }
     }
-    let white = endgame::lone_king_terms(position);
-    if white != 0 {
-        score += match position.side_to_move() {
-            Color::White => white,
-            Color::Black => -white,
+
+    fn clear(&mut self) {
+        self.entries.fill(CachedEval::default());
+    }
+
+    /// [`evaluate_raw`] of `position`, from the cache when it holds the position.
+    #[inline]
+    fn get(&mut self, position: &Position, params: &EvalParams) -> i32 {
+        let key = position.hash();
+        let entry = &mut self.entries[key as usize & (EVAL_CACHE_ENTRIES - 1)];
+        if entry.filled && entry.key == key {
+            return entry.eval;
+        }
+        let eval = evaluate_raw(position, params);
+        *entry = CachedEval {
+            key,
+            eval,
+            filled: true,
         };
+        eval
     }
-    endgame::scaled_for_rules(score, game)
 }
 
 /// Brings the best-scored remaining move to `index` and returns it.
