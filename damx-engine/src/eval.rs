@@ -641,7 +641,9 @@ fn side_features<S: Sink>(
 }
 
 /// The number of set bits of `a` and `b` together. Both are board sets (at most 50 bits
-/// each), so their partial sums share one final step of the count.
+/// each), so without a bit-count instruction their partial sums share one final step of the
+/// software count.
+#[cfg(not(target_feature = "popcnt"))]
 #[inline(always)]
 fn count_two(a: u64, b: u64) -> i32 {
     const M1: u64 = 0x5555_5555_5555_5555;
@@ -653,6 +655,13 @@ fn count_two(a: u64, b: u64) -> i32 {
     let sum = (a & M2) + ((a >> 2) & M2) + (b & M2) + ((b >> 2) & M2);
     let bytes = (sum & M4) + ((sum >> 4) & M4);
     (bytes.wrapping_mul(0x0101_0101_0101_0101) >> 56) as i32
+}
+
+/// The number of set bits of `a` and `b` together.
+#[cfg(target_feature = "popcnt")]
+#[inline(always)]
+fn count_two(a: u64, b: u64) -> i32 {
+    (a.count_ones() + b.count_ones()) as i32
 }
 
 /// For each layout bit, the `square n` feature of a man there (`None` off the board and on
@@ -854,6 +863,20 @@ mod tests {
 
     fn position(fen: &str) -> Position {
         fen.parse().unwrap()
+    }
+
+    /// Two board sets' bits counted together are their counts added.
+    #[test]
+    fn count_two_adds_the_counts() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..1_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let (a, b) = (state & board::ALL, state.rotate_left(29) & board::ALL);
+            assert_eq!(count_two(a, b), (a.count_ones() + b.count_ones()) as i32);
+        }
+        assert_eq!(count_two(board::ALL, board::ALL), 100);
     }
 
     /// A weights file wins over the kind named; without one the kind chooses, and the default
