@@ -540,6 +540,25 @@ struct SideCounts {
     threatened: i32,
 }
 
+impl SideCounts {
+    /// Each count with the feature it is the value of.
+    #[inline(always)]
+    fn by_feature(self) -> [(usize, i32); 10] {
+        [
+            (BALANCE, self.balance),
+            (MOBILITY, self.mobility),
+            (KING_MOBILITY, self.king_mobility),
+            (LONG_DIAGONAL_KING, self.long_diagonal_king),
+            (CHAIN, self.chain),
+            (BLOCKED, self.blocked),
+            (SOLE_KINGS, self.sole_kings),
+            (OUTPOST_SUPPORTED, self.outpost_supported),
+            (OUTPOST_LOOSE, self.outpost_loose),
+            (THREATENED, self.threatened),
+        ]
+    }
+}
+
 /// Counts the features of one side (White, or Black seen as White): the men's squares and
 /// runaways go to `sink` with `sign` (1 for White, -1 for Black), the rest is returned.
 /// `men_count` is the number of `own_men`.
@@ -557,27 +576,20 @@ fn side_features<S: Sink>(
     let opp = opp_men | opp_kings;
     let empty = board::ALL & !(own | opp);
 
+    // A man runs away to promotion only while the opponent has no king to stop it.
+    let runaways = opp_kings == 0;
     let mut men = own_men;
-    if opp_kings == 0 {
-        while men != 0 {
-            let bit = men.trailing_zeros() as usize;
-            men &= men - 1;
-            if let Some(feature) = SQUARE_FEATURE[bit] {
-                sink.add(feature as usize, sign);
-            }
-            if let Some(feature) = RUNAWAY_FEATURE[bit]
-                && PROMOTION_CONE[bit] & opp == 0
-            {
-                sink.add(feature as usize, sign);
-            }
+    while men != 0 {
+        let bit = men.trailing_zeros() as usize;
+        men &= men - 1;
+        if let Some(feature) = SQUARE_FEATURE[bit] {
+            sink.add(feature as usize, sign);
         }
-    } else {
-        while men != 0 {
-            let bit = men.trailing_zeros() as usize;
-            men &= men - 1;
-            if let Some(feature) = SQUARE_FEATURE[bit] {
-                sink.add(feature as usize, sign);
-            }
+        if runaways
+            && let Some(feature) = RUNAWAY_FEATURE[bit]
+            && PROMOTION_CONE[bit] & opp == 0
+        {
+            sink.add(feature as usize, sign);
         }
     }
 
@@ -711,22 +723,9 @@ fn all_features<S: Sink>(sink: &mut S, material: &Material, side_to_move: Color)
     );
     sink.add(MAN, counts.white_men - counts.black_men);
     sink.add(KING, counts.white_kings - counts.black_kings);
-    sink.add(BALANCE, white.balance - black.balance);
-    sink.add(MOBILITY, white.mobility - black.mobility);
-    sink.add(KING_MOBILITY, white.king_mobility - black.king_mobility);
-    sink.add(
-        LONG_DIAGONAL_KING,
-        white.long_diagonal_king - black.long_diagonal_king,
-    );
-    sink.add(CHAIN, white.chain - black.chain);
-    sink.add(BLOCKED, white.blocked - black.blocked);
-    sink.add(SOLE_KINGS, white.sole_kings - black.sole_kings);
-    sink.add(
-        OUTPOST_SUPPORTED,
-        white.outpost_supported - black.outpost_supported,
-    );
-    sink.add(OUTPOST_LOOSE, white.outpost_loose - black.outpost_loose);
-    sink.add(THREATENED, white.threatened - black.threatened);
+    for ((feature, white), (_, black)) in white.by_feature().into_iter().zip(black.by_feature()) {
+        sink.add(feature, white - black);
+    }
     sink.add(
         TO_MOVE,
         match side_to_move {
@@ -734,11 +733,6 @@ fn all_features<S: Sink>(sink: &mut S, material: &Material, side_to_move: Color)
             Color::Black => -1,
         },
     );
-}
-
-/// The divisor that pulls drawish endings towards zero (1 for everything else).
-fn draw_divisor(material: &Material) -> i32 {
-    material.divisor()
 }
 
 /// [`draw_divisor`] of the pieces as layout bits (shared with the pattern evaluation).
@@ -837,7 +831,7 @@ impl Features {
                 .map(|(i, count)| (i as u16, *count as i16))
                 .collect(),
             phase: material.phase(),
-            divisor: draw_divisor(&material),
+            divisor: material.divisor(),
         }
     }
 
@@ -934,7 +928,7 @@ mod tests {
         let hand = evaluate_with(&position, &EvalParams::tuned());
         assert_eq!(
             corrected.value() - hand.value(),
-            40 / draw_divisor(&Material::of(&position))
+            40 / Material::of(&position).divisor()
         );
     }
 

@@ -133,11 +133,7 @@ enum Endgame {
 impl Endgame {
     fn of(position: &Position) -> Endgame {
         // Every category has four pieces or fewer; most positions are settled by that.
-        let mut pieces = position.occupied().bits();
-        for _ in 0..4 {
-            pieces &= pieces.wrapping_sub(1);
-        }
-        if pieces != 0 {
+        if position.occupied().count() > 4 {
             return Endgame::None;
         }
         let material = |color| (position.men(color).count(), position.kings(color).count());
