@@ -21,7 +21,7 @@ endgame=on|off (knowledge for converting won endings),
 egdb=DIR|default (endgame databases; `default` is the directory of `damx egdb`)";
 
 /// The endgame databases in `value` (a directory, or `default`), refused when none load.
-fn databases(value: &str) -> anyhow::Result<SharedEgdb> {
+pub(crate) fn databases(value: &str) -> anyhow::Result<SharedEgdb> {
     let dir = match value {
         "default" => egdb::default_dir().context("no default endgame database directory")?,
         dir => std::path::PathBuf::from(dir),

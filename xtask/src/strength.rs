@@ -1,5 +1,5 @@
 //! `cargo xtask strength`: an in-process gauntlet between two players from the built-in
-//! ballots, colours swapped, with the score and an Elo estimate.
+//! ballots (or the positions of a file), colours swapped, with the score and an Elo estimate.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use damx_engine::gauntlet::{Contender, Tally, play_timed_game};
 use damx_engine::openings;
-use damx_rules::Color;
-use damx_session::tournament::{Hypothesis, SprtConfig};
+use damx_rules::{Color, Game};
+use damx_session::tournament::{Hypothesis, Opening, SprtConfig};
 
 use crate::players::{self, Spec};
 
@@ -19,6 +19,8 @@ from the built-in ballots, each ballot twice with colours swapped; print A's win
 losses, its score and an Elo estimate with a 95% margin. CONCURRENCY games run at once
 (default: the cores, or 1 if a player uses several threads). Games end by the rules or are
 drawn after MAX-PLIES plies (default 400). OFFSET starts at another ballot (default 0).
+OPENINGS is a file of FEN lines or PDN games to start from instead of the ballots (for
+example endings, from `cargo xtask train endings`), each twice, colours swapped.
 With --sprt SPEC (elo0=0,elo1=10,alpha=0.05,beta=0.05, or any subset) A is tested against
 B: games go on until the test accepts H0 or H1, or GAMES run out or MAX-MINUTES pass (then
 it is undecided); the LLR is printed with the running score, the verdict at the end.
@@ -29,7 +31,7 @@ extension, threat, pruning, lmp, timeman, probcut, threats, endgame =on|off, and
 bound of a move on a clock, in percent of its share).";
 
 pub(crate) const ARGS: &str = "[--games N] [--a SPEC] [--b SPEC] [--concurrency N] [--max-plies N] [--offset N] \
-[--sprt SPEC] [--max-minutes M]";
+[--sprt SPEC] [--max-minutes M] [--openings FILE]";
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut games = 200usize;
@@ -40,6 +42,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut offset = 0usize;
     let mut sprt = None;
     let mut max_time = None;
+    let mut openings_file = None;
     let number = |value: &str| -> anyhow::Result<usize> {
         value
             .parse()
@@ -56,6 +59,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             "offset",
             "sprt",
             "max-minutes",
+            "openings",
         ],
     )? {
         match name {
@@ -65,6 +69,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             "concurrency" => concurrency = Some(number(value)?.max(1)),
             "max-plies" => max_plies = number(value)?,
             "sprt" => sprt = Some(parse_sprt(value)?),
+            "openings" => openings_file = Some(value.to_string()),
             "max-minutes" => {
                 let minutes: f64 = value
                     .parse()
@@ -77,9 +82,23 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         }
     }
     let (a, b) = (Spec::parse(&a)?, Spec::parse(&b)?);
-    let ballots = openings::ballots();
-    if ballots.is_empty() {
-        bail!("no ballots built in");
+    let starts = match &openings_file {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
+            Opening::read(&text)
+                .with_context(|| format!("the openings of {path}"))?
+                .into_iter()
+                .map(|opening| opening.start.map_or_else(Game::default, Game::new))
+                .collect()
+        }
+        None => openings::ballots()
+            .iter()
+            .map(|ballot| ballot.game())
+            .collect::<Vec<_>>(),
+    };
+    if starts.is_empty() {
+        bail!("no openings");
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let concurrency = concurrency.unwrap_or(if a.threads() > 1 || b.threads() > 1 {
@@ -112,6 +131,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     // A's results as White and as Black.
     let results = Mutex::new((Tally::default(), Tally::default()));
     let start = Instant::now();
+    let starts = &starts;
     std::thread::scope(|scope| {
         for worker in 0..concurrency {
             let (a, b, next, results, lost_on_time, clock_use, done, sprt) = (
@@ -139,7 +159,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
                     if index >= games {
                         break;
                     }
-                    let ballot = &ballots[(offset + index / 2) % ballots.len()];
+                    let start_game = &starts[(offset + index / 2) % starts.len()];
                     let a_colour = if index % 2 == 0 {
                         Color::White
                     } else {
@@ -151,7 +171,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
                         Color::White => [seat_a, seat_b],
                         Color::Black => [seat_b, seat_a],
                     };
-                    let record = play_timed_game(seats, &ballot.game(), max_plies);
+                    let record = play_timed_game(seats, start_game, max_plies);
                     if let Some(loser) = record.lost_on_time {
                         let seat = usize::from(loser != a_colour);
                         lost_on_time[seat].fetch_add(1, Ordering::Relaxed);

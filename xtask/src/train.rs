@@ -47,6 +47,9 @@ the pattern evaluation's training pipeline (see README, Training):
     (default: every core)
   positions: the quiet positions of GAMES-FILEs labelled with each game's result, deduplicated,
     into OUT (a compact binary file); plies before MIN-PLY (default 6) are skipped
+  endings: from each game of GAMES-FILEs, the first quiet position of MIN-PIECES (default 6)
+    to PIECES (default 7) pieces, as FEN lines into OUT (openings for `strength --openings`);
+    with DECIDED (an endgame database directory or `default`) only those it calls won
   fit: logistic regression of the results of POSITIONS-FILEs (pooled) on the pattern
     evaluation: EPOCHS epochs (default 30) of Adam over batches of BATCH (default 16384) at
     rate LR (default 2), L2 penalty L2 (default 1e-7) on the region weights, VALIDATION
@@ -58,18 +61,20 @@ the pattern evaluation's training pipeline (see README, Training):
 pub(crate) const ARGS: &str = "games [--games N] [--nodes N] [--seed N] [--shard I/N] [--dir DIR] [--weights W] \
                                [--random-plies N] [--threads N] | positions --out FILE [--min-ply N] GAMES-FILE... | \
                                fit --out FILE.dxw [--epochs N] [--batch N] [--lr X] [--l2 X] [--validation X] \
-                               [--seed N] [--start S] [--base zero|hand] [--threads N] POSITIONS-FILE...";
+                               [--seed N] [--start S] [--base zero|hand] [--threads N] POSITIONS-FILE... | \
+                               endings --out FILE [--pieces N] [--min-pieces N] [--decided DIR] GAMES-FILE...";
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let Some(stage) = args.first() else {
-        bail!("say which stage: games, positions or fit");
+        bail!("say which stage: games, positions, fit or endings");
     };
     let rest = &args[1..];
     match stage.as_str() {
         "games" => games(rest),
         "positions" => positions(rest),
         "fit" => fit(rest),
-        other => bail!("unknown stage `{other}` (games, positions, fit)"),
+        "endings" => endings(rest),
+        other => bail!("unknown stage `{other}` (games, positions, fit, endings)"),
     }
 }
 
@@ -441,26 +446,21 @@ fn read_positions(path: &Path) -> anyhow::Result<Vec<Labelled>> {
         .with_context(|| format!("in {}", path.display()))
 }
 
-/// `positions`: quiet positions of games files, labelled and deduplicated.
-fn positions(args: &[String]) -> anyhow::Result<()> {
-    let options = Options::parse(args, &["out", "min-ply"])?;
-    let out = PathBuf::from(options.get("out").context("positions needs --out FILE")?);
-    let min_ply: usize = options.number("min-ply", 6)?;
-    ensure!(!options.files.is_empty(), "positions needs games files");
-    let start = Instant::now();
-    let mut seen = HashSet::new();
-    let mut records = Vec::new();
-    let (mut games, mut plies, mut quiet) = (0usize, 0usize, 0usize);
-    for path in &options.files {
+/// Replays every game of games files, calling `each(game, result, position, ply)` for every
+/// position a game passes through, its last included (`game` counts from 0 over all files,
+/// `result` is White's points: 2, 1 or 0); returns the numbers of games and plies.
+fn replay(
+    files: &[PathBuf],
+    mut each: impl FnMut(usize, u8, &Position, usize),
+) -> anyhow::Result<(usize, usize)> {
+    let (mut games, mut plies) = (0usize, 0usize);
+    for path in files {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
         // A games file being written (or cut off) may end in half a line: leave it out.
         let complete = text.rfind('\n').map_or(0, |end| end + 1);
         if complete < text.len() {
-            eprintln!(
-                "positions: {}: leaving out a half-written last line",
-                path.display()
-            );
+            eprintln!("{}: leaving out a half-written last line", path.display());
         }
         for (number, line) in text[..complete].lines().enumerate() {
             if line.starts_with('#') || line.trim().is_empty() {
@@ -477,18 +477,9 @@ fn positions(args: &[String]) -> anyhow::Result<()> {
             };
             let mut position =
                 Position::from_fen(fields[3]).map_err(|e| anyhow::anyhow!("{}: {e}", at()))?;
-            games += 1;
             let words: Vec<&str> = fields[4].split_whitespace().collect();
             for (ply, word) in words.iter().map(Some).chain([None]).enumerate() {
-                if ply >= min_ply && position.has_legal_move() && !position.has_capture() {
-                    quiet += 1;
-                    if seen.insert(position.hash()) {
-                        records.push(Labelled {
-                            pieces: Pieces::of(&position),
-                            result,
-                        });
-                    }
-                }
+                each(games, result, &position, ply);
                 let Some(word) = word else { break };
                 let mv = position
                     .parse_move(word)
@@ -496,8 +487,38 @@ fn positions(args: &[String]) -> anyhow::Result<()> {
                 position = position.play(&mv);
                 plies += 1;
             }
+            games += 1;
         }
     }
+    Ok((games, plies))
+}
+
+/// A position the search evaluates: the side to move can move and has no capture.
+fn is_quiet(position: &Position) -> bool {
+    position.has_legal_move() && !position.has_capture()
+}
+
+/// `positions`: quiet positions of games files, labelled and deduplicated.
+fn positions(args: &[String]) -> anyhow::Result<()> {
+    let options = Options::parse(args, &["out", "min-ply"])?;
+    let out = PathBuf::from(options.get("out").context("positions needs --out FILE")?);
+    let min_ply: usize = options.number("min-ply", 6)?;
+    ensure!(!options.files.is_empty(), "positions needs games files");
+    let start = Instant::now();
+    let mut seen = HashSet::new();
+    let mut records = Vec::new();
+    let mut quiet = 0usize;
+    let (games, plies) = replay(&options.files, |_, result, position, ply| {
+        if ply >= min_ply && is_quiet(position) {
+            quiet += 1;
+            if seen.insert(position.hash()) {
+                records.push(Labelled {
+                    pieces: Pieces::of(position),
+                    result,
+                });
+            }
+        }
+    })?;
     let mut bytes = Vec::with_capacity(POSITIONS_HEADER + RECORD * records.len());
     bytes.extend_from_slice(&POSITIONS_MAGIC);
     bytes.extend_from_slice(&POSITIONS_VERSION.to_le_bytes());
@@ -513,6 +534,62 @@ fn positions(args: &[String]) -> anyhow::Result<()> {
         out.display(),
         bytes.len(),
         1e6 * elapsed / plies.max(1) as f64
+    );
+    Ok(())
+}
+
+/// `endings`: start positions for testing the endgame: from each game, the first quiet
+/// position with at most `--pieces` pieces, as FEN lines.
+fn endings(args: &[String]) -> anyhow::Result<()> {
+    let options = Options::parse(args, &["out", "pieces", "min-pieces", "decided"])?;
+    let out = PathBuf::from(options.get("out").context("endings needs --out FILE")?);
+    let most: u32 = options.number("pieces", 7)?;
+    let least: u32 = options.number("min-pieces", 6)?;
+    ensure!(least <= most, "--min-pieces must not exceed --pieces");
+
+    ensure!(!options.files.is_empty(), "endings needs games files");
+    let egdb = options.get("decided").map(players::databases).transpose()?;
+    // With --decided, only the positions the databases call a win for one side.
+    let decided = |position: &Position| {
+        egdb.as_ref().is_none_or(|egdb| {
+            egdb.probe(position)
+                .is_some_and(|value| value != damx_engine::egdb::Wdl::Draw)
+        })
+    };
+    let mut seen = HashSet::new();
+    let mut taken = HashSet::new();
+    let mut text = format!(
+        "# quiet positions of {least} to {most} pieces{}, the first of each game, from {}\n",
+        if egdb.is_some() {
+            " won for one side"
+        } else {
+            ""
+        },
+        options
+            .files
+            .iter()
+            .map(|path| path.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let (games, _) = replay(&options.files, |game, _, position, _| {
+        let pieces = position.occupied().count();
+        if (least..=most).contains(&pieces)
+            && is_quiet(position)
+            && !taken.contains(&game)
+            && decided(position)
+            && seen.insert(position.hash())
+        {
+            taken.insert(game);
+            text.push_str(&position.to_fen());
+            text.push('\n');
+        }
+    })?;
+    write_atomically(&out, text.as_bytes())?;
+    eprintln!(
+        "endings: {} positions from {games} games into {}",
+        seen.len(),
+        out.display()
     );
     Ok(())
 }
@@ -937,6 +1014,54 @@ mod tests {
     }
 
     /// A game is played to its end by the rules and its line replays.
+    /// `endings` writes, for each game, its first quiet position within the piece range (a
+    /// game that never has one gives none), and the file reads back as openings.
+    #[test]
+    fn endings_are_the_first_quiet_position_in_range() {
+        let mut engine = Engine::new(EngineOptions {
+            hash_mb: 1,
+            ..EngineOptions::default()
+        });
+        let dir = std::env::temp_dir().join(format!("damx-endings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let games = dir.join("games.txt");
+        let mut text = "# games\n".to_owned();
+        for (k, seed) in [7, 8].into_iter().enumerate() {
+            let (line, _) = play_one(&mut engine, seed, 200, 4).unwrap();
+            text.push_str(&format!("{k}\t{line}\n"));
+        }
+        std::fs::write(&games, &text).unwrap();
+        let out = dir.join("endings.fen");
+        let args = [
+            "--out",
+            out.to_str().unwrap(),
+            "--pieces",
+            "12",
+            "--min-pieces",
+            "8",
+        ];
+        let mut args: Vec<String> = args.map(String::from).to_vec();
+        args.push(games.display().to_string());
+        endings(&args).unwrap();
+
+        let mut expected = Vec::new();
+        let mut taken = HashSet::new();
+        replay(&[games], |game, _, position, _| {
+            let pieces = position.occupied().count();
+            if (8..=12).contains(&pieces) && is_quiet(position) && taken.insert(game) {
+                expected.push(position.to_fen());
+            }
+        })
+        .unwrap();
+        let written = std::fs::read_to_string(&out).unwrap();
+        let fens: Vec<&str> = written.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(fens, expected);
+        assert!(!fens.is_empty());
+        let openings = damx_session::tournament::Opening::read(&written).unwrap();
+        assert_eq!(openings.len(), fens.len());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn a_game_is_played_to_the_end() {
         let mut engine = Engine::new(EngineOptions {
