@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use damx_rules::{Game, Move};
 
-use crate::egdb::play::SharedEgdb;
+use crate::egdb::play::{Probing, SharedEgdb};
 use crate::eval::EvalParams;
 use crate::features::SearchFeatures;
 use crate::limits::{DEFAULT_PACE, Limits, Pacer, StopSignal, TimePlan};
@@ -189,7 +189,11 @@ impl Engine {
             nodes: AtomicU64::new(0),
             params: &self.options.eval,
             features: &self.options.search,
-            egdb: self.options.egdb.as_deref(),
+            egdb: Probing::new(
+                self.options.egdb.as_deref(),
+                game.position(),
+                self.options.search.database_progress,
+            ),
             parallel: self.workers.len() > 1,
         };
         let tt = &self.tt;

@@ -20,7 +20,7 @@ use damx_rules::{
 };
 
 use crate::board;
-use crate::egdb::{Egdb, play as egdb};
+use crate::egdb::play as egdb;
 use crate::endgame;
 use crate::eval::{EvalParams, evaluate_raw};
 use crate::features::SearchFeatures;
@@ -61,7 +61,7 @@ pub(crate) struct Shared<'a> {
     pub(crate) params: &'a EvalParams,
     pub(crate) features: &'a SearchFeatures,
     /// Endgame databases, probed at quiet nodes within their piece count.
-    pub(crate) egdb: Option<&'a Egdb>,
+    pub(crate) egdb: Option<egdb::Probing<'a>>,
     /// Whether more than one thread searches (then node limits are approximate).
     pub(crate) parallel: bool,
 }
@@ -181,7 +181,7 @@ impl Worker {
         if root.is_empty() {
             return completed;
         }
-        egdb::filter_root(shared.egdb, &position, &mut root);
+        egdb::filter_root(shared.egdb.map(egdb::Probing::egdb), &position, &mut root);
         // Before any iteration completes, the table's move (or the first) is the answer.
         let first = shared
             .tt

@@ -17,6 +17,7 @@ pruning=on|off, lmp=on|off, timeman=on|off (adaptive time on a game clock), pace
 threats=on|off (no late-move reduction for a quiet move that threatens a capture),
 iir=on|off (a deep node with no table move searched a ply shallower),
 dbtime=on|off (a clock plan that counts the endings in the databases as free),
+dbprogress=on|off (within the databases, search on through wins of slices without distances),
 endgame=on|off (knowledge for converting won endings),
 egdb=DIR|default (endgame databases; `default` is the directory of `damx egdb`)";
 
@@ -100,6 +101,7 @@ impl Spec {
                         "threats" => options.search.unreduced_threats = switch()?,
                         "iir" => options.search.internal_reduction = switch()?,
                         "dbtime" => options.search.database_time = switch()?,
+                        "dbprogress" => options.search.database_progress = switch()?,
                         "pace" => options.pace = u32::try_from(number()?).unwrap_or(u32::MAX),
                         "endgame" => options.search.endgame_knowledge = switch()?,
                         "egdb" => options.egdb = Some(databases(value)?),

@@ -12,8 +12,9 @@
 //! conversion: the plies until the winner captures or promotes into a won position of a smaller
 //! slice (or the loser runs out of moves), capped at 127. That is what lets the engine make
 //! progress within the 16- and 5-move rules, which all concern four pieces or fewer; the
-//! larger slices with men convert by themselves as men advance, so they keep win/draw/loss
-//! only, a quarter of the size after compression.
+//! larger slices with men keep win/draw/loss only, a quarter of the size after compression.
+//! There the search finds the progress itself (men advancing, captures): in a search that
+//! starts within the databases their wins do not end a line ([`play`]).
 //!
 //! Positions where the side to move must capture are not stored (their value follows from the
 //! captures: [`Egdb::value`] resolves them, [`Egdb::probe`] answers `None`), which keeps the

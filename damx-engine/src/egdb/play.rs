@@ -6,7 +6,9 @@
 //! positions, fewer opponent pieces, fewer own men (promoted) and a shorter distance to
 //! conversion score higher, in that order, so the search makes progress: a capture or a
 //! promotion into a won position always scores above staying, and within a slice the shorter
-//! path to the next conversion is preferred.
+//! path to the next conversion is preferred. A slice without distances gives every won
+//! position the same score, so once the game is within the databases the search goes on
+//! through its wins and losses to find the progress itself ([`Probing`]).
 
 use std::fmt;
 use std::ops::Deref;
@@ -75,17 +77,52 @@ pub fn score(position: &Position, value: Value) -> Score {
     Score(if winner == side { won } else { -won })
 }
 
+/// The databases as one search uses them.
+#[derive(Clone, Copy)]
+pub(crate) struct Probing<'a> {
+    egdb: &'a Egdb,
+    /// Whether a win or loss without a stored distance ends a line. Not when the search
+    /// starts within the databases: there every won position of such a slice scores the
+    /// same, and the search finds the progress (men running to promotion, captures) itself,
+    /// while the root keeps only the moves that keep the win ([`filter_root`]).
+    wdl_cuts: bool,
+}
+
+impl<'a> Probing<'a> {
+    /// How a search of `root` uses `egdb`; `progress` is
+    /// [`SearchFeatures::database_progress`](crate::SearchFeatures::database_progress).
+    pub(crate) fn new(
+        egdb: Option<&'a Egdb>,
+        root: &Position,
+        progress: bool,
+    ) -> Option<Probing<'a>> {
+        egdb.map(|egdb| Probing {
+            egdb,
+            wdl_cuts: !progress || root.occupied().count() > egdb.max_pieces(),
+        })
+    }
+
+    /// The database.
+    pub(crate) fn egdb(self) -> &'a Egdb {
+        self.egdb
+    }
+}
+
 /// The score of a quiet node from the database, if it answers, in the search's integer form.
 /// Inside an endgame count of the draw rules, a win whose distance to conversion does not fit
-/// in the plies left is not taken on trust (the search decides).
+/// in the plies left is not taken on trust (the search decides); nor, in a search that
+/// started within the databases, a win without a distance ([`Probing`]).
 #[inline]
-pub(crate) fn probe_node(egdb: Option<&Egdb>, game: &Game) -> Option<i32> {
-    let egdb = egdb?;
+pub(crate) fn probe_node(probing: Option<Probing<'_>>, game: &Game) -> Option<i32> {
+    let Probing { egdb, wdl_cuts } = probing?;
     let position = game.position();
     if position.occupied().count() > egdb.max_pieces() {
         return None;
     }
     let value = egdb.probe_value(position)?;
+    if value.wdl != Wdl::Draw && value.plies.is_none() && !wdl_cuts {
+        return None;
+    }
     if let (Some(plies), Some((reason, played))) = (value.plies, game.endgame_count()) {
         let limit = match reason {
             damx_rules::DrawReason::Endgame16 => damx_rules::ENDGAME16_DRAW_PLIES,
