@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use damx_engine::gauntlet::{Contender, Tally, play_timed_game};
 use damx_engine::openings;
 use damx_rules::{Color, Game};
-use damx_session::tournament::{Hypothesis, Opening, SprtConfig};
+use damx_session::tournament::{Hypothesis, OpeningSource, SprtConfig};
 
 use crate::players::{self, Spec};
 
@@ -83,15 +83,12 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     }
     let (a, b) = (Spec::parse(&a)?, Spec::parse(&b)?);
     let starts = match &openings_file {
-        Some(path) => {
-            let text =
-                std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
-            Opening::read(&text)
-                .with_context(|| format!("the openings of {path}"))?
-                .into_iter()
-                .map(|opening| opening.start.map_or_else(Game::default, Game::new))
-                .collect()
-        }
+        Some(path) => OpeningSource::File(path.into())
+            .positions(None)
+            .with_context(|| format!("the openings of {path}"))?
+            .into_iter()
+            .map(Game::new)
+            .collect(),
         None => openings::ballots()
             .iter()
             .map(|ballot| ballot.game())
