@@ -425,7 +425,8 @@ fn interrupt_and_resume() {
     });
 }
 
-/// An SPRT between a searching engine and a random mover accepts H1 and stops by itself.
+/// An SPRT between a searching engine and a random mover accepts H1 and stops by itself; it
+/// counts pairs of games.
 #[test]
 fn sprt_stops_when_it_decides() {
     bounded(Duration::from_secs(90), || {
@@ -448,6 +449,9 @@ fn sprt_stops_when_it_decides() {
             "{lines:#?}"
         );
         assert!(report.games.len() < 200, "{}", report.games.len());
+        // The test counts pairs of games, one opening with colours swapped.
+        let pairs = report.sprt.map_or(0, |sprt| sprt.pairs.pairs() as usize);
+        assert!(pairs > 0 && pairs * 2 <= report.games.len(), "{pairs} pairs");
         assert!(
             lines
                 .iter()

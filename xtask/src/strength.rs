@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use damx_engine::gauntlet::{Contender, Tally, play_timed_game};
 use damx_engine::openings;
 use damx_rules::{Color, Game};
-use damx_session::tournament::{Hypothesis, OpeningSource, SprtConfig};
+use damx_session::tournament::{Hypothesis, OpeningSource, PairBook, SprtConfig};
 
 use crate::players::{self, Spec};
 
@@ -22,8 +22,9 @@ drawn after MAX-PLIES plies (default 400). OFFSET starts at another ballot (defa
 OPENINGS is a file of FEN lines or PDN games to start from instead of the ballots (for
 example endings, from `cargo xtask train endings`), each twice, colours swapped.
 With --sprt SPEC (elo0=0,elo1=10,alpha=0.05,beta=0.05, or any subset) A is tested against
-B: games go on until the test accepts H0 or H1, or GAMES run out or MAX-MINUTES pass (then
-it is undecided); the LLR is printed with the running score, the verdict at the end.
+B by pairs of games (the two games of an opening; the pentanomial model): games go on until
+the test accepts H0 or H1, or GAMES run out or MAX-MINUTES pass (then it is undecided); the
+LLR is printed with the running score, the verdict at the end.
 A SPEC is `random`, `material` or engine settings such as `depth=6,threads=2`: depth=N,
 time=MS (a move), game=MS (a game, on a clock: running out loses), nodes=N, threads=N,
 hash=MIB, weights=FILE|hand|tuned|pattern (a FILE.dxw holds pattern weights), and lmr, aspiration,
@@ -125,8 +126,8 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let lost_on_time = [AtomicUsize::new(0), AtomicUsize::new(0)];
     // Clock time used by A and by B, over the games played on a clock.
     let clock_use = Mutex::new(ClockUse::default());
-    // A's results as White and as Black.
-    let results = Mutex::new((Tally::default(), Tally::default()));
+    // A's results as White and as Black, and by pairs of games (the SPRT's measure).
+    let results = Mutex::new((Tally::default(), Tally::default(), PairBook::default()));
     let start = Instant::now();
     let starts = &starts;
     std::thread::scope(|scope| {
@@ -185,9 +186,16 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
                         Color::White => results.0.add(a_won),
                         Color::Black => results.1.add(a_won),
                     }
+                    let points = match a_won {
+                        Some(true) => 2,
+                        None => 1,
+                        Some(false) => 0,
+                    };
+                    results.2.add(index as u64, points);
                     let played = results.0.games() + results.1.games();
                     let total = total(&results);
-                    let status = sprt.as_ref().map(|sprt| sprt.status(&total));
+                    let pairs = results.2.pentanomial();
+                    let status = sprt.as_ref().map(|sprt| sprt.status(&pairs));
                     if status.is_some_and(|status| status.verdict.is_some()) {
                         done.store(true, Ordering::Relaxed);
                     }
@@ -211,8 +219,12 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     println!("A as Black: {}", results.1);
     println!("A = {} vs B = {}", a.text, b.text);
     println!("A: {all}");
+    println!(
+        "A by pairs of games, colours swapped: {}",
+        results.2.pentanomial()
+    );
     if let Some(sprt) = &sprt {
-        let status = sprt.status(&all);
+        let status = sprt.status(&results.2.pentanomial());
         let verdict = match status.verdict {
             Some(Hypothesis::H1) => "H1 accepted (A is better by elo1)",
             Some(Hypothesis::H0) => "H0 accepted (A is not better by elo1)",
@@ -278,7 +290,7 @@ impl std::fmt::Display for ClockUse {
     }
 }
 
-fn total(results: &(Tally, Tally)) -> Tally {
+fn total(results: &(Tally, Tally, PairBook)) -> Tally {
     Tally {
         wins: results.0.wins + results.1.wins,
         draws: results.0.draws + results.1.draws,

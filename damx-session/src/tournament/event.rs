@@ -301,6 +301,7 @@ mod tests {
                 lower: -2.944,
                 upper: 2.944,
                 verdict: None,
+                pairs: Default::default(),
             }),
             TournamentEvent::End(EndKind::Sprt(Hypothesis::H1)),
         ]

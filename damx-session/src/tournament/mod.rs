@@ -89,7 +89,7 @@ pub use event::{EndKind, TournamentEvent};
 pub use openings::{LoadOpeningsError, Opening, OpeningSource, OpeningsError};
 pub use results::{GameLine, ResultsError};
 pub use schedule::{Format, Schedule, ScheduledGame, shuffled};
-pub use stats::{Hypothesis, SprtConfig, SprtStatus, Standing, standings};
+pub use stats::{Hypothesis, PairBook, Pentanomial, SprtConfig, SprtStatus, Standing, standings};
 
 /// Everything a match or tournament needs.
 #[derive(Clone, Debug)]
@@ -361,6 +361,7 @@ impl serde::Serialize for TournamentReport {
                 "lower": sprt.lower,
                 "upper": sprt.upper,
                 "verdict": sprt.verdict.map(|h| h.to_string()),
+                "pairs": sprt.pairs.counts,
             });
         }
         summary.serialize(serializer)
@@ -825,6 +826,8 @@ struct Book<'a> {
     /// `Some` only with [`TournamentConfig::keep_games`].
     games: Option<BTreeMap<u32, GameLine>>,
     sprt: Option<SprtConfig>,
+    /// The first participant's results by pairs of games (the SPRT's measure in a match).
+    pairs: PairBook,
 }
 
 impl<'a> Book<'a> {
@@ -842,6 +845,7 @@ impl<'a> Book<'a> {
             reasons: HashMap::new(),
             games: config.keep_games.then(BTreeMap::new),
             sprt: config.sprt,
+            pairs: PairBook::default(),
         }
     }
 
@@ -853,19 +857,23 @@ impl<'a> Book<'a> {
         let result = line.game_result();
         for (id, color) in sides {
             let Some(id) = id else { continue };
-            match result {
+            let points = match result {
                 GameResult::Draw => {
                     self.tallies[id].draws += 1;
-                    self.points[id] += 1;
+                    1
                 }
                 GameResult::WhiteWins | GameResult::BlackWins => {
                     let won = (result == GameResult::WhiteWins) == (color == Color::White);
                     self.tallies[id].add(Some(won));
-                    if won {
-                        self.points[id] += 2;
-                    }
+                    if won { 2 } else { 0 }
                 }
-                GameResult::Unfinished => {}
+                GameResult::Unfinished => continue,
+            };
+            self.points[id] += points;
+            if id == 0 {
+                // In a match games 2k - 1 and 2k (from 1) are one opening's pair.
+                let index = u64::from(line.game.saturating_sub(1));
+                self.pairs.add(index, points);
             }
         }
         self.finished += 1;
@@ -886,7 +894,7 @@ impl<'a> Book<'a> {
     }
 
     fn sprt_status(&self) -> Option<SprtStatus> {
-        self.sprt.map(|sprt| sprt.status(&self.tallies[0]))
+        self.sprt.map(|sprt| sprt.status(&self.pairs.pentanomial()))
     }
 
     fn report(

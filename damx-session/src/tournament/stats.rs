@@ -4,14 +4,18 @@
 //! - Elo: each participant's score against the field it met, on the logistic scale (400
 //!   points per factor ten of odds), with the 95% margin from the spread of its game results;
 //!   the arithmetic is [`damx_engine::gauntlet::Tally::elo`].
-//! - SPRT: the trinomial generalised SPRT (the approximation fishtest used before its
-//!   pentanomial model): with `N` games, mean score `s` and per-game variance `var` (wins 1,
-//!   draws ½, losses 0), and `s0`, `s1` the expected scores of `elo0` and `elo1`,
-//!   `LLR = N (s1 - s0) (2s - s0 - s1) / (2 var)`. H1 (`elo1`) is accepted once
+//! - SPRT: the generalised SPRT on game pairs (the pentanomial model fishtest uses). The two
+//!   games of one opening, colours swapped, are one pair, and a pair is scored by the tested
+//!   side's points in it, 0 to 4 ([`Pentanomial`]). With `N` complete pairs, mean pair score
+//!   `s` (on 0..1) and its variance `var`, and `s0`, `s1` the expected scores of `elo0` and
+//!   `elo1`, `LLR = N (s1 - s0) (2s - s0 - s1) / (2 var)`. H1 (`elo1`) is accepted once
 //!   `LLR >= ln((1 - beta) / alpha)`, H0 (`elo0`) once `LLR <= ln(beta / (1 - alpha))`.
-//!   While all games have had one result (no spread), one win and one loss are added to the
-//!   tally, so that a one-sided match decides too.
+//!   Scored by pairs, what an opening gives one colour cancels out within the pair, so the
+//!   variance is the players' alone and the test decides in fewer games than one counting
+//!   games. While all pairs have had one score (no spread), a pair of 0 and one of 4 are
+//!   added, so that a one-sided match decides too.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use damx_engine::gauntlet::{EloEstimate, Tally};
@@ -70,6 +74,8 @@ pub struct SprtStatus {
     pub upper: f64,
     /// The accepted hypothesis, once there is one.
     pub verdict: Option<Hypothesis>,
+    /// The pairs the LLR is computed from.
+    pub pairs: Pentanomial,
 }
 
 impl SprtConfig {
@@ -81,42 +87,47 @@ impl SprtConfig {
         )
     }
 
-    /// The log-likelihood ratio of `tally` (the tested side's wins, draws and losses); 0 before
-    /// the first game.
+    /// The log-likelihood ratio of `pairs`; 0 before the first complete pair.
     ///
-    /// While every game has had the same result the sample variance is zero and the normal
-    /// approximation says nothing; the tally is then taken with one more win and one more loss
-    /// (a prior that either side can win a game), so that a one-sided match still decides.
-    pub fn llr(&self, tally: &Tally) -> f64 {
-        let counts = [tally.wins, tally.draws, tally.losses].map(f64::from);
+    /// While every pair has had the same score the sample variance is zero and the normal
+    /// approximation says nothing; a pair of 0 and a pair of 4 points are then added (a prior
+    /// that either side can win a pair), so that a one-sided match still decides.
+    pub fn llr(&self, pairs: &Pentanomial) -> f64 {
+        let counts = pairs.counts.map(f64::from);
         let llr = self.llr_of(counts);
         if llr.is_nan() {
-            self.llr_of([counts[0] + 1.0, counts[1], counts[2] + 1.0])
+            let mut widened = counts;
+            widened[0] += 1.0;
+            widened[4] += 1.0;
+            self.llr_of(widened)
         } else {
             llr
         }
     }
 
-    /// The LLR of (wins, draws, losses); 0 without games, NaN without spread.
-    fn llr_of(&self, [wins, draws, losses]: [f64; 3]) -> f64 {
-        let games = wins + draws + losses;
-        if games == 0.0 {
+    /// The LLR of pair counts by points (0 to 4); 0 without pairs, NaN without spread.
+    fn llr_of(&self, counts: [f64; 5]) -> f64 {
+        let pairs: f64 = counts.iter().sum();
+        if pairs == 0.0 {
             return 0.0;
         }
-        let (w, d, l) = (wins / games, draws / games, losses / games);
-        let score = w + d / 2.0;
-        let variance = w * (1.0 - score).powi(2) + d * (0.5 - score).powi(2) + l * score.powi(2);
+        let share = |points: usize| points as f64 / 4.0;
+        let score = (0..5).map(|k| counts[k] * share(k)).sum::<f64>() / pairs;
+        let variance = (0..5)
+            .map(|k| counts[k] * (share(k) - score).powi(2))
+            .sum::<f64>()
+            / pairs;
         if variance <= f64::EPSILON {
             return f64::NAN;
         }
         let expected = |elo: f64| 1.0 / (1.0 + 10f64.powf(-elo / 400.0));
         let (s0, s1) = (expected(self.elo0), expected(self.elo1));
-        games * (s1 - s0) * (2.0 * score - s0 - s1) / (2.0 * variance)
+        pairs * (s1 - s0) * (2.0 * score - s0 - s1) / (2.0 * variance)
     }
 
-    /// The test's standing after `tally`.
-    pub fn status(&self, tally: &Tally) -> SprtStatus {
-        let llr = self.llr(tally);
+    /// The test's standing after `pairs`.
+    pub fn status(&self, pairs: &Pentanomial) -> SprtStatus {
+        let llr = self.llr(pairs);
         let (lower, upper) = self.bounds();
         let verdict = if llr >= upper {
             Some(Hypothesis::H1)
@@ -130,7 +141,60 @@ impl SprtConfig {
             lower,
             upper,
             verdict,
+            pairs: *pairs,
         }
+    }
+}
+
+/// The tested side's results by pairs of games: `counts[k]` pairs in which it scored `k`
+/// points (a win 2, a draw 1), so `[0, 0, 1, 0, 0]` is one pair of two draws, or of a win
+/// and a loss.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pentanomial {
+    /// Pairs by the points scored in them, 0 to 4.
+    pub counts: [u32; 5],
+}
+
+impl Pentanomial {
+    /// The complete pairs.
+    pub fn pairs(&self) -> u32 {
+        self.counts.iter().sum()
+    }
+}
+
+/// `pairs by points 0-4: 3 10 40 12 5`.
+impl fmt::Display for Pentanomial {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [a, b, c, d, e] = self.counts;
+        write!(f, "pairs by points 0-4: {a} {b} {c} {d} {e}")
+    }
+}
+
+/// Puts games together into pairs as they finish, in any order: game `2k` and game `2k + 1`
+/// (counted from 0) are pair `k`, the two games of one opening.
+#[derive(Clone, Debug, Default)]
+pub struct PairBook {
+    /// The points of the pairs of which one game has finished, by pair.
+    open: HashMap<u64, u32>,
+    complete: Pentanomial,
+}
+
+impl PairBook {
+    /// Game `index` (from 0), in which the tested side scored `points` (0, 1 or 2; more counts
+    /// as 2).
+    pub fn add(&mut self, index: u64, points: u32) {
+        let points = points.min(2);
+        match self.open.remove(&(index / 2)) {
+            Some(first) => self.complete.counts[(first + points) as usize] += 1,
+            None => {
+                self.open.insert(index / 2, points);
+            }
+        }
+    }
+
+    /// The complete pairs.
+    pub fn pentanomial(&self) -> Pentanomial {
+        self.complete
     }
 }
 
@@ -184,55 +248,75 @@ mod tests {
         }
     }
 
-    /// The bounds for alpha = beta = 0.05 are -/+ ln 19, and the LLR of known results is the
-    /// GSPRT value (worked out by hand from the formula in the module docs).
+    fn pairs(counts: [u32; 5]) -> Pentanomial {
+        Pentanomial { counts }
+    }
+
+    /// The bounds for alpha = beta = 0.05 are -/+ ln 19, and the LLR of known pair counts is
+    /// the GSPRT value (worked out apart from the code, from the formula in the module docs).
     #[test]
     fn sprt_on_known_results() {
         let sprt = SprtConfig::default();
         let (lower, upper) = sprt.bounds();
         assert!((lower + 19f64.ln()).abs() < 1e-12 && (upper - 19f64.ln()).abs() < 1e-12);
         let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
-        assert!(close(sprt.llr(&tally(60, 20, 20)), 1.733_713_311_929_099_7));
+        assert!(close(
+            sprt.llr(&pairs([5, 20, 50, 30, 10])),
+            1.036_994_328_205_425
+        ));
+        assert!(close(
+            sprt.llr(&pairs([2, 10, 60, 20, 8])),
+            1.688_887_894_454_875
+        ));
         let five = SprtConfig { elo1: 5.0, ..sprt };
         assert!(close(
-            five.llr(&tally(100, 300, 100)),
-            -0.129_423_001_999_813_77
+            five.llr(&pairs([10, 40, 100, 40, 10])),
+            -0.103_538_401_599_851_02
+        ));
+        // No pairs, no information.
+        assert_eq!(sprt.llr(&pairs([0; 5])), 0.0);
+        // Without spread a pair of 0 and one of 4 are added: all even pairs lean to H0 (equal
+        // strength), all won pairs to H1, and a long enough run of won pairs decides.
+        assert!(close(
+            sprt.llr(&pairs([0, 0, 12, 0, 0])),
+            -0.040_570_249_372_367_36
         ));
         assert!(close(
-            five.llr(&tally(120, 300, 100)),
-            0.554_944_528_008_310_8
+            sprt.llr(&pairs([0, 0, 0, 0, 3])),
+            0.131_645_616_115_201
         ));
-        assert!(close(five.llr(&tally(10, 0, 30)), -0.389_259_739_234_731_5));
-        // No games, no information.
-        assert_eq!(sprt.llr(&tally(0, 0, 0)), 0.0);
-        // Without spread the tally counts one more win and one more loss: all draws lean to
-        // H0 (equal strength), all wins to H1, and a long enough run of wins decides.
-        assert!(close(
-            sprt.llr(&tally(0, 12, 0)),
-            with_spread(&sprt, 1, 12, 1)
-        ));
-        assert!(sprt.llr(&tally(0, 12, 0)) < 0.0);
-        assert!(close(
-            sprt.llr(&tally(3, 0, 0)),
-            with_spread(&sprt, 4, 0, 1)
-        ));
-        assert!(sprt.llr(&tally(3, 0, 0)) > 0.0);
-        assert_eq!(sprt.status(&tally(40, 0, 0)).verdict, Some(Hypothesis::H1));
+        assert_eq!(
+            sprt.status(&pairs([0, 0, 0, 0, 40])).verdict,
+            Some(Hypothesis::H1)
+        );
         // A clear win accepts H1, a clear loss H0, a close result neither.
         assert_eq!(
-            sprt.status(&tally(300, 100, 100)).verdict,
+            sprt.status(&pairs([10, 20, 100, 60, 60])).verdict,
             Some(Hypothesis::H1)
         );
         assert_eq!(
-            sprt.status(&tally(100, 100, 300)).verdict,
+            sprt.status(&pairs([60, 60, 100, 20, 10])).verdict,
             Some(Hypothesis::H0)
         );
-        assert_eq!(sprt.status(&tally(60, 20, 20)).verdict, None);
+        assert_eq!(sprt.status(&pairs([5, 20, 50, 30, 10])).verdict, None);
     }
 
-    /// The LLR of a tally with spread, straight from the formula.
-    fn with_spread(sprt: &SprtConfig, wins: u32, draws: u32, losses: u32) -> f64 {
-        sprt.llr(&tally(wins, draws, losses))
+    /// A pair is complete when both of its games are in, whatever their order; its score is
+    /// the sum of their points.
+    #[test]
+    fn games_make_pairs() {
+        let mut book = PairBook::default();
+        book.add(1, 2); // pair 0, second game: a win
+        book.add(4, 1); // pair 2, first game: a draw
+        assert_eq!(book.pentanomial().pairs(), 0);
+        book.add(0, 1); // pair 0 complete: 3 points
+        book.add(5, 0); // pair 2 complete: 1 point
+        book.add(6, 2);
+        assert_eq!(book.pentanomial(), pairs([0, 1, 0, 1, 0]));
+        assert_eq!(
+            book.pentanomial().to_string(),
+            "pairs by points 0-4: 0 1 0 1 0"
+        );
     }
 
     /// Points are 2/1/0; equal points share a rank; the Elo of a 75% score is +191.

@@ -107,8 +107,8 @@ pub fn table(report: &TournamentReport) -> String {
         };
         let _ = writeln!(
             text,
-            "SPRT: LLR {:.2} (bounds {:.2}, {:.2}), {verdict}",
-            sprt.llr, sprt.lower, sprt.upper
+            "SPRT: LLR {:.2} (bounds {:.2}, {:.2}), {verdict}; {}",
+            sprt.llr, sprt.lower, sprt.upper, sprt.pairs
         );
     }
     text
