@@ -451,7 +451,10 @@ fn sprt_stops_when_it_decides() {
         assert!(report.games.len() < 200, "{}", report.games.len());
         // The test counts pairs of games, one opening with colours swapped.
         let pairs = report.sprt.map_or(0, |sprt| sprt.pairs.pairs() as usize);
-        assert!(pairs > 0 && pairs * 2 <= report.games.len(), "{pairs} pairs");
+        assert!(
+            pairs > 0 && pairs * 2 <= report.games.len(),
+            "{pairs} pairs"
+        );
         assert!(
             lines
                 .iter()
