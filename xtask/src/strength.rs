@@ -186,12 +186,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
                         Color::White => results.0.add(a_won),
                         Color::Black => results.1.add(a_won),
                     }
-                    let points = match a_won {
-                        Some(true) => 2,
-                        None => 1,
-                        Some(false) => 0,
-                    };
-                    results.2.add(index as u64, points);
+                    results.2.add(index as u64, a_won);
                     let played = results.0.games() + results.1.games();
                     let total = total(&results);
                     let pairs = results.2.pentanomial();

@@ -857,23 +857,22 @@ impl<'a> Book<'a> {
         let result = line.game_result();
         for (id, color) in sides {
             let Some(id) = id else { continue };
-            let points = match result {
-                GameResult::Draw => {
-                    self.tallies[id].draws += 1;
-                    1
-                }
+            let won = match result {
+                GameResult::Draw => None,
                 GameResult::WhiteWins | GameResult::BlackWins => {
-                    let won = (result == GameResult::WhiteWins) == (color == Color::White);
-                    self.tallies[id].add(Some(won));
-                    if won { 2 } else { 0 }
+                    Some((result == GameResult::WhiteWins) == (color == Color::White))
                 }
                 GameResult::Unfinished => continue,
             };
-            self.points[id] += points;
+            self.tallies[id].add(won);
+            self.points[id] += match won {
+                Some(true) => 2,
+                None => 1,
+                Some(false) => 0,
+            };
             if id == 0 {
                 // In a match games 2k - 1 and 2k (from 1) are one opening's pair.
-                let index = u64::from(line.game.saturating_sub(1));
-                self.pairs.add(index, points);
+                self.pairs.add(u64::from(line.game.saturating_sub(1)), won);
             }
         }
         self.finished += 1;

@@ -175,17 +175,21 @@ impl fmt::Display for Pentanomial {
 #[derive(Clone, Debug, Default)]
 pub struct PairBook {
     /// The points of the pairs of which one game has finished, by pair.
-    open: HashMap<u64, u32>,
+    open: HashMap<u64, usize>,
     complete: Pentanomial,
 }
 
 impl PairBook {
-    /// Game `index` (from 0), in which the tested side scored `points` (0, 1 or 2; more counts
-    /// as 2).
-    pub fn add(&mut self, index: u64, points: u32) {
-        let points = points.min(2);
+    /// Game `index` (from 0) from the tested side's view, as [`Tally::add`] takes it: won
+    /// (`Some(true)`), lost (`Some(false)`) or drawn (`None`).
+    pub fn add(&mut self, index: u64, won: Option<bool>) {
+        let points = match won {
+            Some(true) => 2,
+            None => 1,
+            Some(false) => 0,
+        };
         match self.open.remove(&(index / 2)) {
-            Some(first) => self.complete.counts[(first + points) as usize] += 1,
+            Some(first) => self.complete.counts[first + points] += 1,
             None => {
                 self.open.insert(index / 2, points);
             }
@@ -306,12 +310,12 @@ mod tests {
     #[test]
     fn games_make_pairs() {
         let mut book = PairBook::default();
-        book.add(1, 2); // pair 0, second game: a win
-        book.add(4, 1); // pair 2, first game: a draw
+        book.add(1, Some(true)); // pair 0, second game: a win
+        book.add(4, None); // pair 2, first game: a draw
         assert_eq!(book.pentanomial().pairs(), 0);
-        book.add(0, 1); // pair 0 complete: 3 points
-        book.add(5, 0); // pair 2 complete: 1 point
-        book.add(6, 2);
+        book.add(0, None); // pair 0 complete: 3 points
+        book.add(5, Some(false)); // pair 2 complete: 1 point
+        book.add(6, Some(true));
         assert_eq!(book.pentanomial(), pairs([0, 1, 0, 1, 0]));
         assert_eq!(
             book.pentanomial().to_string(),
