@@ -44,7 +44,7 @@
 //! assert_eq!(result.depth, 4);
 //! println!("{best} {}", result.score);
 //! ```
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod bench;
 mod board;
@@ -58,6 +58,7 @@ pub mod gauntlet;
 mod limits;
 pub mod openings;
 pub mod pattern;
+mod prefetch;
 pub mod perft;
 mod report;
 mod score;

@@ -1,4 +1,5 @@
-//! The transposition table, shared by all search threads without locks and without `unsafe`.
+//! The transposition table, shared by all search threads without locks (its only `unsafe` is the
+//! prefetch hint of [`crate::prefetch`]).
 //!
 //! Each entry is two `AtomicU64`: the data word and the key xor-ed with the data. A reader
 //! accepts an entry only if `stored_key ^ data` gives back its key, so a write torn between two
@@ -151,12 +152,11 @@ impl TranspositionTable {
         &self.buckets[index]
     }
 
-    /// Reads the bucket of `key` so that its cache line is on its way before the probe needs
-    /// it. Several of these issued together overlap their memory latencies (safe code has no
-    /// prefetch instruction; a load whose value is not waited for does the same work).
+    /// Asks for the cache line of `key`'s bucket, so that it is on its way before the probe
+    /// needs it; several asked for together overlap their memory latencies.
     #[inline]
     pub(crate) fn touch(&self, key: u64) {
-        std::hint::black_box(self.bucket(key).slots[0].data.load(Ordering::Relaxed));
+        crate::prefetch::prefetch(self.bucket(key));
     }
 
     /// The entry stored for `key`, if any.
