@@ -310,6 +310,21 @@ impl Tally {
         })
     }
 
+    /// The points one game earns a side, as DXP tournaments count them: 2 for a win
+    /// (`Some(true)`), 1 for a draw (`None`), 0 for a loss (`Some(false)`).
+    pub fn points_of(won: Option<bool>) -> u32 {
+        match won {
+            Some(true) => 2,
+            None => 1,
+            Some(false) => 0,
+        }
+    }
+
+    /// The points of these games ([`Tally::points_of`] summed).
+    pub fn points(&self) -> u32 {
+        2 * self.wins + self.draws
+    }
+
     /// Adds a game's result from this side's view.
     pub fn add(&mut self, won: Option<bool>) {
         match won {
@@ -397,6 +412,18 @@ mod tests {
         assert!((estimate.margin - (high - low) / 2.0).abs() < 1e-9);
         assert!((estimate.margin - 66.0).abs() < 0.5, "{estimate:?}");
         assert_eq!(tally.to_string(), "+60 =20 -20 (70.0%), Elo +147 +/- 66");
+    }
+
+    /// A tally's points are the sum of its games' points, 2 a win and 1 a draw.
+    #[test]
+    fn points_are_two_a_win_and_one_a_draw() {
+        let mut tally = Tally::default();
+        let games = [Some(true), None, Some(false), Some(true), None];
+        for won in games {
+            tally.add(won);
+        }
+        assert_eq!(tally.points(), 6);
+        assert_eq!(games.into_iter().map(Tally::points_of).sum::<u32>(), 6);
     }
 
     /// An even score is 0 Elo; all wins is an infinite estimate; no games gives nothing.

@@ -820,7 +820,6 @@ struct Book<'a> {
     names: &'a [String],
     index: HashMap<String, usize>,
     tallies: Vec<Tally>,
-    points: Vec<u32>,
     finished: u32,
     reasons: HashMap<Reason, u32>,
     /// `Some` only with [`TournamentConfig::keep_games`].
@@ -840,7 +839,6 @@ impl<'a> Book<'a> {
                 .map(|(i, n)| (n.clone(), i))
                 .collect(),
             tallies: vec![Tally::default(); names.len()],
-            points: vec![0; names.len()],
             finished: 0,
             reasons: HashMap::new(),
             games: config.keep_games.then(BTreeMap::new),
@@ -865,11 +863,6 @@ impl<'a> Book<'a> {
                 GameResult::Unfinished => continue,
             };
             self.tallies[id].add(won);
-            self.points[id] += match won {
-                Some(true) => 2,
-                None => 1,
-                Some(false) => 0,
-            };
             if id == 0 {
                 // In a match games 2k - 1 and 2k (from 1) are one opening's pair.
                 self.pairs.add(u64::from(line.game.saturating_sub(1)), won);
@@ -888,7 +881,7 @@ impl<'a> Book<'a> {
         self.names
             .iter()
             .cloned()
-            .zip(self.points.iter().copied())
+            .zip(self.tallies.iter().map(Tally::points))
             .collect()
     }
 

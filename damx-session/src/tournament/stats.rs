@@ -175,7 +175,7 @@ impl fmt::Display for Pentanomial {
 #[derive(Clone, Debug, Default)]
 pub struct PairBook {
     /// The points of the pairs of which one game has finished, by pair.
-    open: HashMap<u64, usize>,
+    open: HashMap<u64, u32>,
     complete: Pentanomial,
 }
 
@@ -183,13 +183,9 @@ impl PairBook {
     /// Game `index` (from 0) from the tested side's view, as [`Tally::add`] takes it: won
     /// (`Some(true)`), lost (`Some(false)`) or drawn (`None`).
     pub fn add(&mut self, index: u64, won: Option<bool>) {
-        let points = match won {
-            Some(true) => 2,
-            None => 1,
-            Some(false) => 0,
-        };
+        let points = Tally::points_of(won);
         match self.open.remove(&(index / 2)) {
-            Some(first) => self.complete.counts[first + points] += 1,
+            Some(first) => self.complete.counts[(first + points) as usize] += 1,
             None => {
                 self.open.insert(index / 2, points);
             }
@@ -221,7 +217,7 @@ pub struct Standing {
 /// given order.
 pub fn standings(names: &[String], tallies: &[Tally]) -> Vec<Standing> {
     let mut order: Vec<usize> = (0..names.len()).collect();
-    let points = |i: usize| 2 * tallies[i].wins + tallies[i].draws;
+    let points = |i: usize| tallies[i].points();
     order.sort_by_key(|&i| (std::cmp::Reverse(points(i)), tallies[i].games(), i));
     let mut table: Vec<Standing> = Vec::with_capacity(order.len());
     for (place, &i) in order.iter().enumerate() {
