@@ -12,8 +12,12 @@
 //!   `LLR >= ln((1 - beta) / alpha)`, H0 (`elo0`) once `LLR <= ln(beta / (1 - alpha))`.
 //!   Scored by pairs, what an opening gives one colour cancels out within the pair, so the
 //!   variance is the players' alone and the test decides in fewer games than one counting
-//!   games. While all pairs have had one score (no spread), a pair of 0 and one of 4 are
-//!   added, so that a one-sided match decides too.
+//!   games. A prior of one lost and one won pair (0 and 4 points) is counted with the pairs
+//!   played: the variance is taken from the pairs themselves, and in a game where nearly
+//!   every pair is drawn a few pairs would give one far too small, so that a single lost or
+//!   won pair decided the test; the prior keeps the variance from collapsing (its mean is an
+//!   even score, so it biases nothing), weighs less with every pair, and lets a one-sided
+//!   match decide too.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -87,39 +91,22 @@ impl SprtConfig {
         )
     }
 
-    /// The log-likelihood ratio of `pairs`; 0 before the first complete pair.
-    ///
-    /// While every pair has had the same score the sample variance is zero and the normal
-    /// approximation says nothing; a pair of 0 and a pair of 4 points are then added (a prior
-    /// that either side can win a pair), so that a one-sided match still decides.
+    /// The log-likelihood ratio of `pairs` with the prior pairs of the module documentation;
+    /// 0 before the first complete pair.
     pub fn llr(&self, pairs: &Pentanomial) -> f64 {
-        let counts = pairs.counts.map(f64::from);
-        let llr = self.llr_of(counts);
-        if llr.is_nan() {
-            let mut widened = counts;
-            widened[0] += 1.0;
-            widened[4] += 1.0;
-            self.llr_of(widened)
-        } else {
-            llr
-        }
-    }
-
-    /// The LLR of pair counts by points (0 to 4); 0 without pairs, NaN without spread.
-    fn llr_of(&self, counts: [f64; 5]) -> f64 {
-        let pairs: f64 = counts.iter().sum();
-        if pairs == 0.0 {
+        if pairs.pairs() == 0 {
             return 0.0;
         }
+        let mut counts = pairs.counts.map(f64::from);
+        counts[0] += 1.0;
+        counts[4] += 1.0;
+        let pairs: f64 = counts.iter().sum();
         let share = |points: usize| points as f64 / 4.0;
         let score = (0..5).map(|k| counts[k] * share(k)).sum::<f64>() / pairs;
         let variance = (0..5)
             .map(|k| counts[k] * (share(k) - score).powi(2))
             .sum::<f64>()
             / pairs;
-        if variance <= f64::EPSILON {
-            return f64::NAN;
-        }
         let expected = |elo: f64| 1.0 / (1.0 + 10f64.powf(-elo / 400.0));
         let (s0, s1) = (expected(self.elo0), expected(self.elo1));
         pairs * (s1 - s0) * (2.0 * score - s0 - s1) / (2.0 * variance)
@@ -262,21 +249,21 @@ mod tests {
         let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
         assert!(close(
             sprt.llr(&pairs([5, 20, 50, 30, 10])),
-            1.036_994_328_205_425
+            0.977_438_194_676_013_8
         ));
         assert!(close(
             sprt.llr(&pairs([2, 10, 60, 20, 8])),
-            1.688_887_894_454_875
+            1.527_694_140_431_685_7
         ));
         let five = SprtConfig { elo1: 5.0, ..sprt };
         assert!(close(
             five.llr(&pairs([10, 40, 100, 40, 10])),
-            -0.103_538_401_599_851_02
+            -0.100_590_022_354_293_37
         ));
         // No pairs, no information.
         assert_eq!(sprt.llr(&pairs([0; 5])), 0.0);
-        // Without spread a pair of 0 and one of 4 are added: all even pairs lean to H0 (equal
-        // strength), all won pairs to H1, and a long enough run of won pairs decides.
+        // With the prior pairs, all even pairs lean to H0 (equal strength), all won pairs to
+        // H1, and a long enough run of won pairs decides.
         assert!(close(
             sprt.llr(&pairs([0, 0, 12, 0, 0])),
             -0.040_570_249_372_367_36
@@ -299,6 +286,12 @@ mod tests {
             Some(Hypothesis::H0)
         );
         assert_eq!(sprt.status(&pairs([5, 20, 50, 30, 10])).verdict, None);
+        // Thirteen drawn pairs and one lost one decide nothing yet (without the prior the
+        // variance of these 14 pairs alone made it H0 at elo1 = 20, LLR -3.13).
+        let twenty = SprtConfig { elo1: 20.0, ..sprt };
+        let drawn = pairs([0, 1, 13, 0, 0]);
+        assert!(close(twenty.llr(&drawn), -0.395_289_789_506_008_7));
+        assert_eq!(twenty.status(&drawn).verdict, None);
     }
 
     /// A pair is complete when both of its games are in, whatever their order; its score is
