@@ -100,16 +100,16 @@ impl SprtConfig {
         let mut counts = pairs.counts.map(f64::from);
         counts[0] += 1.0;
         counts[4] += 1.0;
-        let pairs: f64 = counts.iter().sum();
+        let total: f64 = counts.iter().sum();
         let share = |points: usize| points as f64 / 4.0;
-        let score = (0..5).map(|k| counts[k] * share(k)).sum::<f64>() / pairs;
+        let score = (0..5).map(|k| counts[k] * share(k)).sum::<f64>() / total;
         let variance = (0..5)
             .map(|k| counts[k] * (share(k) - score).powi(2))
             .sum::<f64>()
-            / pairs;
+            / total;
         let expected = |elo: f64| 1.0 / (1.0 + 10f64.powf(-elo / 400.0));
         let (s0, s1) = (expected(self.elo0), expected(self.elo1));
-        pairs * (s1 - s0) * (2.0 * score - s0 - s1) / (2.0 * variance)
+        total * (s1 - s0) * (2.0 * score - s0 - s1) / (2.0 * variance)
     }
 
     /// The test's standing after `pairs`.
