@@ -4,9 +4,13 @@
 //!
 //! # Regions
 //!
-//! The board's ten rows of five squares are covered by 16 overlapping regions of 8 squares:
-//! four consecutive rows (starting at row 0, 2, 4 or 6; row 0 is squares 1..=5) times two
-//! neighbouring squares of each row (positions 0-1, 1-2, 2-3 or 3-4 of the five). On the
+//! The board's ten rows of five squares are covered by 28 overlapping regions of 8 squares:
+//! four consecutive rows (a band: the seven bands start at rows 0 to 6; row 0 is squares
+//! 1..=5) times two neighbouring squares of each row (positions 0-1, 1-2, 2-3 or 3-4 of the
+//! five), so that every square lies in up to eight regions and every pair of neighbouring
+//! rows is seen together by several bands. The bands starting at an even row come first
+//! (regions 0..16): weights files of those 16 regions alone, written before the odd bands,
+//! are read with the odd bands counting zero, and evaluated without looking them up. On the
 //! board that is a patch four rows high and about four files wide, the shape of a formation
 //! (a man with the men that back it up, a hook, a locked wing). Each square of a region is
 //! empty, a man of the side seen from, or an opponent man (kings are left out of the regions
@@ -61,7 +65,7 @@
 //! | 0 | 8 | magic `DAMXPAT\0` |
 //! | 8 | 2 | format version (2; version 1 files, without the base, are read as [`Base::Zero`]) |
 //! | 10 | 2 | global features ([`GLOBAL_COUNT`]) |
-//! | 12 | 2 | regions ([`REGIONS`]) |
+//! | 12 | 2 | regions ([`REGIONS`], or [`EVEN_REGIONS`] for the even bands alone) |
 //! | 14 | 2 | squares per region (8) |
 //! | 16 | 4 | `N`, the region weights that are not zero |
 //! | 20 | 2 | the base: 0 zero, 1 the hand evaluation (absent in version 1) |
@@ -83,7 +87,12 @@ use crate::board::{self, LEFT_HALF, LONG_DIAGONAL, PROMOTION_CONE, RIGHT_HALF, m
 use crate::eval::{blend, draw_divisor_of};
 
 /// The number of regions.
-pub const REGIONS: usize = 16;
+pub const REGIONS: usize = 28;
+/// The regions of weights files written before the odd bands (read with the odd bands zero).
+pub const EVEN_REGIONS: usize = 16;
+/// The first row of each band of four rows: the even bands first, so that the first
+/// [`EVEN_REGIONS`] regions are those of older files.
+const BANDS: [usize; REGIONS / 4] = [0, 2, 4, 6, 1, 3, 5];
 /// Squares per region.
 pub const REGION_SQUARES: usize = 8;
 /// Weights per region table: `3^8`.
@@ -179,12 +188,11 @@ fn row_index(own: u64, opp: u64, row: usize) -> usize {
     (((own >> shift) & 31) | ((opp >> shift) & 31) << 5) as usize
 }
 
-/// The region indices of four bands from the [`ROW_PAIRS`] lanes of the ten rows.
+/// The region indices of the [`BANDS`] from the [`ROW_PAIRS`] lanes of the ten rows.
 #[inline(always)]
 fn bands(rows: [u64; 10]) -> [u16; REGIONS] {
     let mut indices = [0u16; REGIONS];
-    for band in 0..4 {
-        let r = 2 * band;
+    for (band, &r) in BANDS.iter().enumerate() {
         let lanes = rows[r] + 9 * rows[r + 1] + 81 * rows[r + 2] + 729 * rows[r + 3];
         for column in 0..4 {
             indices[band * 4 + column] = (lanes >> (16 * column)) as u16;
@@ -193,7 +201,7 @@ fn bands(rows: [u64; 10]) -> [u16; REGIONS] {
     indices
 }
 
-/// The contents of the 16 regions, from the side whose men are `own`.
+/// The contents of the regions, from the side whose men are `own`.
 #[inline(always)]
 pub(crate) fn region_indices(own: u64, opp: u64) -> [u16; REGIONS] {
     let rows: [u64; 10] = std::array::from_fn(|row| ROW_PAIRS[row_index(own, opp, row)]);
@@ -416,13 +424,16 @@ static BUILTIN: OnceLock<Arc<PatternWeights>> = OnceLock::new();
 const BUILTIN_FILE: &[u8] = include_bytes!("../weights/pattern.dxw");
 
 impl PatternWeights {
-    /// Weights from the global weights and the region tables (`REGIONS * REGION_SIZE` pairs),
-    /// on [`Base::Zero`].
+    /// Weights from the global weights and the region tables (`REGIONS * REGION_SIZE` pairs,
+    /// or `EVEN_REGIONS * REGION_SIZE` for the even bands alone), on [`Base::Zero`].
     pub fn from_parts(
         globals: [[i16; 2]; GLOBAL_COUNT],
         tables: Vec<[i16; 2]>,
     ) -> Option<PatternWeights> {
-        (tables.len() == REGIONS * REGION_SIZE).then_some(PatternWeights {
+        let regions = tables.len() / REGION_SIZE;
+        let shaped =
+            tables.len().is_multiple_of(REGION_SIZE) && [EVEN_REGIONS, REGIONS].contains(&regions);
+        shaped.then_some(PatternWeights {
             base: Base::Zero,
             globals,
             tables,
@@ -444,7 +455,9 @@ impl PatternWeights {
         &self.globals
     }
 
-    /// The region tables, `[opening, ending]` at `region * REGION_SIZE + contents`.
+    /// The region tables, `[opening, ending]` at `region * REGION_SIZE + contents`: all
+    /// [`REGIONS`], or the first [`EVEN_REGIONS`] for weights of the even bands alone (the
+    /// others count zero and are not looked up).
     pub fn tables(&self) -> &[[i16; 2]] {
         &self.tables
     }
@@ -510,7 +523,11 @@ impl PatternWeights {
             u16_at(12) as usize,
             u16_at(14) as usize,
         );
-        if shape != (GLOBAL_COUNT, REGIONS, REGION_SQUARES) {
+        let regions = shape.1;
+        if shape.0 != GLOBAL_COUNT
+            || !(regions == REGIONS || regions == EVEN_REGIONS)
+            || shape.2 != REGION_SQUARES
+        {
             return Err(WeightsError::Shape {
                 globals: shape.0,
                 regions: shape.1,
@@ -518,10 +535,10 @@ impl PatternWeights {
             });
         }
         let entries = u32_at(16) as usize;
-        if entries > REGIONS * REGION_SIZE {
+        if entries > regions * REGION_SIZE {
             return Err(WeightsError::Malformed(format!(
                 "{entries} region weights, at most {}",
-                REGIONS * REGION_SIZE
+                regions * REGION_SIZE
             )));
         }
         let expected = header + 4 * GLOBAL_COUNT + 8 * entries + 4;
@@ -548,7 +565,7 @@ impl PatternWeights {
             let at = header + 4 * i;
             *pair = [i16_at(at), i16_at(at + 2)];
         }
-        let mut tables = vec![[0i16; 2]; REGIONS * REGION_SIZE];
+        let mut tables = vec![[0i16; 2]; regions * REGION_SIZE];
         let mut last: Option<u32> = None;
         for k in 0..entries {
             let at = header + 4 * GLOBAL_COUNT + 8 * k;
@@ -574,7 +591,7 @@ impl PatternWeights {
         bytes.extend_from_slice(&MAGIC);
         bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
         bytes.extend_from_slice(&(GLOBAL_COUNT as u16).to_le_bytes());
-        bytes.extend_from_slice(&(REGIONS as u16).to_le_bytes());
+        bytes.extend_from_slice(&((self.tables.len() / REGION_SIZE) as u16).to_le_bytes());
         bytes.extend_from_slice(&(REGION_SQUARES as u16).to_le_bytes());
         let used: Vec<(usize, [i16; 2])> = self
             .tables
@@ -821,7 +838,7 @@ mod tests {
             let (band, column) = (region / 4, region % 4);
             (0..4)
                 .map(|k| {
-                    let row = 2 * band + k;
+                    let row = BANDS[band] + k;
                     (digit(row, column) + 3 * digit(row, column + 1)) * 9u16.pow(k as u32)
                 })
                 .sum()
@@ -961,6 +978,43 @@ mod tests {
         assert!(message(&other).contains("version 3"));
         assert!(message(&bytes[..bytes.len() - 2]).contains("truncated"));
         assert!(message(&flipped).contains("checksum"));
+    }
+
+    /// A file of the even bands alone (written before the odd bands) is read, written back
+    /// the same, and scores as the full tables with the odd bands zero.
+    #[test]
+    fn even_band_files_are_read() {
+        let full = sample_weights();
+        let mut even = full.clone();
+        even.tables.truncate(EVEN_REGIONS * REGION_SIZE);
+        let bytes = even.to_bytes();
+        assert_eq!(u16::from_le_bytes([bytes[12], bytes[13]]), 16);
+        let read = PatternWeights::from_bytes(&bytes).unwrap();
+        assert_eq!(read, even);
+        assert_eq!(read.to_bytes(), bytes);
+        let mut zeroed = full;
+        zeroed.tables[EVEN_REGIONS * REGION_SIZE..].fill([0, 0]);
+        for fen in [
+            "W:W28,32,33,K46:B7,12,19",
+            "B:W31-50:B1-20",
+            "W:W15,36,40:BK4,22",
+        ] {
+            let position = position(fen);
+            assert_eq!(
+                read.evaluate_raw(&position),
+                zeroed.evaluate_raw(&position),
+                "{fen}"
+            );
+        }
+        let mut odd = bytes.clone();
+        odd[12] = 20;
+        let end = odd.len() - 4;
+        let checksum = crc32(&odd[..end]);
+        odd[end..].copy_from_slice(&checksum.to_le_bytes());
+        assert!(matches!(
+            PatternWeights::from_bytes(&odd),
+            Err(WeightsError::Shape { regions: 20, .. })
+        ));
     }
 
     /// A version 1 file (no base) is read as weights on [`Base::Zero`].

@@ -52,7 +52,7 @@ the pattern evaluation's training pipeline (see README, Training):
     with DECIDED (an endgame database directory or `default`) only those it calls won
   fit: logistic regression of the results of POSITIONS-FILEs (pooled) on the pattern
     evaluation: EPOCHS epochs (default 30) of Adam over batches of BATCH (default 16384) at
-    rate LR (default 2), L2 penalty L2 (default 1e-7) on the region weights, VALIDATION
+    rate LR (default 2) times DECAY (default 0.75) to the power of the epochs before, L2 penalty L2 (default 1e-7) on the region weights, VALIDATION
     (default 0.1) of the positions held out (the last games of the last files); starts from START (builtin, zero or a .dxw file; default builtin, zero on the hand base);
     on BASE (zero, the default: the weights are the whole evaluation; or hand: the regions
     correct the hand evaluation, the globals stay zero);
@@ -60,7 +60,7 @@ the pattern evaluation's training pipeline (see README, Training):
 
 pub(crate) const ARGS: &str = "games [--games N] [--nodes N] [--seed N] [--shard I/N] [--dir DIR] [--weights W] \
                                [--random-plies N] [--threads N] | positions --out FILE [--min-ply N] GAMES-FILE... | \
-                               fit --out FILE.dxw [--epochs N] [--batch N] [--lr X] [--l2 X] [--validation X] \
+                               fit --out FILE.dxw [--epochs N] [--batch N] [--lr X] [--decay X] [--l2 X] [--validation X] \
                                [--seed N] [--start S] [--base zero|hand] [--threads N] POSITIONS-FILE... | \
                                endings --out FILE [--pieces N] [--min-pieces N] [--decided DIR] GAMES-FILE...";
 
@@ -753,6 +753,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
             "epochs",
             "batch",
             "lr",
+            "decay",
             "l2",
             "validation",
             "seed",
@@ -765,6 +766,8 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
     let epochs: usize = options.number("epochs", 30)?;
     let batch: usize = options.number::<usize>("batch", 16384)?.max(1);
     let rate: f32 = options.number("lr", 2.0)?;
+    let decay: f32 = options.number("decay", 0.75)?;
+    ensure!(decay > 0.0 && decay <= 1.0, "--decay is a factor in (0, 1]");
     let l2: f64 = options.number("l2", 1e-7)?;
     let held: f64 = options.number("validation", 0.1)?;
     let seed: u64 = options.number("seed", 1)?;
@@ -889,6 +892,8 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         let chunk = (batch / rayon::current_num_threads().max(1)).max(256);
         for epoch in 1..=epochs {
             let epoch_clock = Instant::now();
+            // A constant rate leaves Adam circling the minimum; a decaying one settles in it.
+            let rate = rate * decay.powi(epoch as i32 - 1);
             for part in training.chunks(batch) {
                 // The mean gradient of the cross-entropy over the batch, summed in parallel.
                 let gradient = part
