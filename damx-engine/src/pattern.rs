@@ -980,6 +980,13 @@ mod tests {
         assert!(message(&flipped).contains("checksum"));
     }
 
+    /// Writes the checksum that `bytes` (a weights file altered by a test) now needs.
+    fn fix_checksum(bytes: &mut [u8]) {
+        let end = bytes.len() - 4;
+        let checksum = crc32(&bytes[..end]);
+        bytes[end..].copy_from_slice(&checksum.to_le_bytes());
+    }
+
     /// A file of the even bands alone (written before the odd bands) is read, written back
     /// the same, and scores as the full tables with the odd bands zero.
     #[test]
@@ -1008,9 +1015,7 @@ mod tests {
         }
         let mut odd = bytes.clone();
         odd[12] = 20;
-        let end = odd.len() - 4;
-        let checksum = crc32(&odd[..end]);
-        odd[end..].copy_from_slice(&checksum.to_le_bytes());
+        fix_checksum(&mut odd);
         assert!(matches!(
             PatternWeights::from_bytes(&odd),
             Err(WeightsError::Shape { regions: 20, .. })
@@ -1030,9 +1035,7 @@ mod tests {
         assert_eq!(PatternWeights::from_bytes(&bytes), Ok(weights));
         let mut bad = sample_weights().on_base(Base::Hand).to_bytes();
         bad[20] = 9;
-        let end = bad.len() - 4;
-        let checksum = crc32(&bad[..end]);
-        bad[end..].copy_from_slice(&checksum.to_le_bytes());
+        fix_checksum(&mut bad);
         assert!(matches!(
             PatternWeights::from_bytes(&bad),
             Err(WeightsError::Malformed(_))
