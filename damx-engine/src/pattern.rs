@@ -93,6 +93,11 @@ pub const EVEN_REGIONS: usize = 16;
 /// The first row of each band of four rows: the even bands first, so that the first
 /// [`EVEN_REGIONS`] regions are those of older files.
 const BANDS: [usize; REGIONS / 4] = [0, 2, 4, 6, 1, 3, 5];
+
+/// Whether weights of `regions` regions can be read: all of them, or the even bands alone.
+fn readable_regions(regions: usize) -> bool {
+    regions == REGIONS || regions == EVEN_REGIONS
+}
 /// Squares per region.
 pub const REGION_SQUARES: usize = 8;
 /// Weights per region table: `3^8`.
@@ -430,9 +435,8 @@ impl PatternWeights {
         globals: [[i16; 2]; GLOBAL_COUNT],
         tables: Vec<[i16; 2]>,
     ) -> Option<PatternWeights> {
-        let regions = tables.len() / REGION_SIZE;
-        let shaped =
-            tables.len().is_multiple_of(REGION_SIZE) && [EVEN_REGIONS, REGIONS].contains(&regions);
+        let shaped = tables.len().is_multiple_of(REGION_SIZE)
+            && readable_regions(tables.len() / REGION_SIZE);
         shaped.then_some(PatternWeights {
             base: Base::Zero,
             globals,
@@ -524,10 +528,7 @@ impl PatternWeights {
             u16_at(14) as usize,
         );
         let regions = shape.1;
-        if shape.0 != GLOBAL_COUNT
-            || !(regions == REGIONS || regions == EVEN_REGIONS)
-            || shape.2 != REGION_SQUARES
-        {
+        if shape.0 != GLOBAL_COUNT || !readable_regions(regions) || shape.2 != REGION_SQUARES {
             return Err(WeightsError::Shape {
                 globals: shape.0,
                 regions: shape.1,
@@ -762,7 +763,7 @@ impl fmt::Display for WeightsError {
                 squares,
             } => write!(
                 f,
-                "weights file for {globals} global features and {regions} regions of {squares} squares, this build has {GLOBAL_COUNT}, {REGIONS} and {REGION_SQUARES}"
+                "weights file for {globals} global features and {regions} regions of {squares} squares, this build has {GLOBAL_COUNT}, {REGIONS} (or {EVEN_REGIONS}) and {REGION_SQUARES}"
             ),
             WeightsError::Checksum { stored, computed } => write!(
                 f,

@@ -52,7 +52,8 @@ the pattern evaluation's training pipeline (see README, Training):
     with DECIDED (an endgame database directory or `default`) only those it calls won
   fit: logistic regression of the results of POSITIONS-FILEs (pooled) on the pattern
     evaluation: EPOCHS epochs (default 30) of Adam over batches of BATCH (default 16384) at
-    rate LR (default 2) times DECAY (default 0.75) to the power of the epochs before, L2 penalty L2 (default 1e-7) on the region weights, VALIDATION
+    rate LR (default 2) times DECAY (default 0.75) to the power of the epochs before, L2
+    penalty L2 (default 1e-7) on the region weights, VALIDATION
     (default 0.1) of the positions held out (the last games of the last files); starts from START (builtin, zero or a .dxw file; default builtin, zero on the hand base);
     on BASE (zero, the default: the weights are the whole evaluation; or hand: the regions
     correct the hand evaluation, the globals stay zero);
