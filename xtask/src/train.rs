@@ -52,7 +52,8 @@ the pattern evaluation's training pipeline (see README, Training):
     with DECIDED (an endgame database directory or `default`) only those it calls won
   fit: logistic regression of the results of POSITIONS-FILEs (pooled) on the pattern
     evaluation: EPOCHS epochs (default 30) of Adam over batches of BATCH (default 16384) at
-    rate LR (default 2) times DECAY (default 0.75) to the power of the epochs before, L2
+    rate LR (default 2) times DECAY (default 0.75) to the power of the epochs before, the
+    batches drawn afresh every epoch (SHUFFLE epoch, the default) or once (once), L2
     penalty L2 (default 1e-7) on the region weights, VALIDATION
     (default 0.1) of the positions held out (the last games of the last files); starts from START (builtin, zero or a .dxw file; default builtin, zero on the hand base);
     on BASE (zero, the default: the weights are the whole evaluation; or hand: the regions
@@ -61,7 +62,7 @@ the pattern evaluation's training pipeline (see README, Training):
 
 pub(crate) const ARGS: &str = "games [--games N] [--nodes N] [--seed N] [--shard I/N] [--dir DIR] [--weights W] \
                                [--random-plies N] [--threads N] | positions --out FILE [--min-ply N] GAMES-FILE... | \
-                               fit --out FILE.dxw [--epochs N] [--batch N] [--lr X] [--decay X] [--l2 X] [--validation X] \
+                               fit --out FILE.dxw [--epochs N] [--batch N] [--lr X] [--decay X] [--shuffle epoch|once] [--l2 X] [--validation X] \
                                [--seed N] [--start S] [--base zero|hand] [--threads N] POSITIONS-FILE... | \
                                endings --out FILE [--pieces N] [--min-pieces N] [--decided DIR] GAMES-FILE...";
 
@@ -755,6 +756,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
             "batch",
             "lr",
             "decay",
+            "shuffle",
             "l2",
             "validation",
             "seed",
@@ -769,6 +771,11 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
     let rate: f32 = options.number("lr", 2.0)?;
     let decay: f32 = options.number("decay", 0.75)?;
     ensure!(decay > 0.0 && decay <= 1.0, "--decay is a factor in (0, 1]");
+    let reshuffle = match options.get("shuffle").unwrap_or("epoch") {
+        "epoch" => true,
+        "once" => false,
+        other => bail!("--shuffle is epoch or once, not `{other}`"),
+    };
     let l2: f64 = options.number("l2", 1e-7)?;
     let held: f64 = options.number("validation", 0.1)?;
     let seed: u64 = options.number("seed", 1)?;
@@ -891,17 +898,26 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         let (beta1, beta2, epsilon) = (0.9f32, 0.999f32, 1e-8f32);
         let mut step = 0i32;
         let chunk = (batch / rayon::current_num_threads().max(1)).max(256);
+        // The order of the training positions in the batches: the file order shuffled above,
+        // then (with --shuffle epoch) shuffled again before every further epoch, so that the
+        // batches differ from one epoch to the next.
+        let mut order: Vec<u32> = (0..training.len() as u32).collect();
         for epoch in 1..=epochs {
             let epoch_clock = Instant::now();
+            if reshuffle && epoch > 1 {
+                for i in (1..order.len()).rev() {
+                    order.swap(i, rng.below(i + 1));
+                }
+            }
             // A constant rate leaves Adam circling the minimum; a decaying one settles in it.
             let rate = rate * decay.powi(epoch as i32 - 1);
-            for part in training.chunks(batch) {
+            for part in order.chunks(batch) {
                 // The mean gradient of the cross-entropy over the batch, summed in parallel.
                 let gradient = part
                     .par_chunks(chunk)
-                    .map(|samples| {
+                    .map(|indices| {
                         let mut g = vec![[0f32; 2]; PARAMETERS];
-                        for s in samples {
+                        for s in indices.iter().map(|&i| &training[i as usize]) {
                             let p = sigmoid(k * score(&weights, s));
                             let (phase, scale) = blend(&s.terms);
                             let error = (p - s.result) * k * scale;
