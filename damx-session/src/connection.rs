@@ -336,6 +336,11 @@ fn write_loop(
                 thread::sleep(gap - since);
             }
         }
+        // Logged before the write: once the frame is out, the peer's answer may be read and
+        // logged at once, and the transcript must show the frame before its answer.
+        if let Some(transcript) = transcript {
+            transcript.message(Direction::Out, &message);
+        }
         let frame = message.to_frame();
         if let Err(error) = writer.write_all(&frame).and_then(|()| writer.flush()) {
             let _ = sides
@@ -348,9 +353,6 @@ fn write_loop(
         if matches!(message, Message::Move(_)) {
             // Full only when nobody reads them (a referee); the note is then not needed.
             let _ = sides.moves_sent.try_send(written);
-        }
-        if let Some(transcript) = transcript {
-            transcript.message(Direction::Out, &message);
         }
     }
 }
