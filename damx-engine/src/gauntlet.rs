@@ -95,6 +95,13 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
     }
+
+    /// Puts `items` in a random order (Fisher-Yates, last place first).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, self.below(i + 1));
+        }
+    }
 }
 
 /// Plays a random legal move.
@@ -394,6 +401,22 @@ pub fn elo_of_score(score: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A shuffle is a permutation, the same for the same seed, and moves things.
+    #[test]
+    fn shuffles_are_reproducible_permutations() {
+        let shuffled = |seed| {
+            let mut items: Vec<u32> = (0..100).collect();
+            Rng::new(seed).shuffle(&mut items);
+            items
+        };
+        let mut sorted = shuffled(7);
+        assert_eq!(shuffled(7), sorted);
+        assert_ne!(shuffled(8), sorted);
+        assert_ne!(sorted, (0..100).collect::<Vec<u32>>());
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..100).collect::<Vec<u32>>());
+    }
 
     /// The score, Elo and margin of a known tally: 60 wins, 20 draws, 20 losses is 70%, about
     /// +147 Elo, and a per-game deviation of 0.4 gives a margin of about 66.

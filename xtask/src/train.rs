@@ -822,9 +822,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         std::mem::swap(&mut training, &mut labelled);
         let held_out = labelled;
         let mut rng = Rng::new(seed);
-        for i in (1..training.len()).rev() {
-            training.swap(i, rng.below(i + 1));
-        }
+        rng.shuffle(&mut training);
         let prepare = |records: &[Labelled]| -> Vec<Sample> {
             records
                 .par_iter()
@@ -905,9 +903,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         for epoch in 1..=epochs {
             let epoch_clock = Instant::now();
             if reshuffle && epoch > 1 {
-                for i in (1..order.len()).rev() {
-                    order.swap(i, rng.below(i + 1));
-                }
+                rng.shuffle(&mut order);
             }
             // A constant rate leaves Adam circling the minimum; a decaying one settles in it.
             let rate = rate * decay.powi(epoch as i32 - 1);
