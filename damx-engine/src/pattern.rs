@@ -381,6 +381,27 @@ impl Terms {
     }
 }
 
+/// The opening and ending sums of `tables` (see [`PatternWeights::tables`]) over the regions,
+/// White's minus Black's.
+#[inline(always)]
+fn table_sums<T: Copy + Into<i32>>(
+    tables: &[[T; 2]],
+    white_men: u64,
+    black_men: u64,
+) -> (i32, i32) {
+    let white = region_indices(white_men, black_men);
+    let black = turned_region_indices(black_men, white_men);
+    let (mut opening, mut ending) = (0i32, 0i32);
+    let regions = tables.chunks_exact(REGION_SIZE).zip(white).zip(black);
+    for ((table, white), black) in regions {
+        let [wo, we] = table[white as usize];
+        let [bo, be] = table[black as usize];
+        opening += wo.into() - bo.into();
+        ending += we.into() - be.into();
+    }
+    (opening, ending)
+}
+
 /// Pattern weights: global feature weights and one table per region, each with an opening
 /// and an ending value, in centi-men.
 #[derive(Clone, PartialEq, Eq)]
@@ -391,6 +412,10 @@ pub struct PatternWeights {
     globals: [[i16; 2]; GLOBAL_COUNT],
     /// `[opening, ending]` at `region * REGION_SIZE + contents`.
     tables: Vec<[i16; 2]>,
+    /// The same tables in bytes when every weight fits in one (fitted weights do, by far):
+    /// half the memory, so that more of the tables stays in the processor's caches during a
+    /// search. The evaluation reads these when they exist; they are equal to `tables`.
+    compact: Option<Vec<[i8; 2]>>,
 }
 
 impl fmt::Debug for PatternWeights {
@@ -437,11 +462,23 @@ impl PatternWeights {
     ) -> Option<PatternWeights> {
         let shaped = tables.len().is_multiple_of(REGION_SIZE)
             && readable_regions(tables.len() / REGION_SIZE);
-        shaped.then_some(PatternWeights {
-            base: Base::Zero,
+        shaped.then(|| PatternWeights::new(Base::Zero, globals, tables))
+    }
+
+    /// Weights from their parts, with the compact tables when the weights fit.
+    fn new(base: Base, globals: [[i16; 2]; GLOBAL_COUNT], tables: Vec<[i16; 2]>) -> PatternWeights {
+        let compact = tables
+            .iter()
+            .map(|&[opening, ending]| {
+                Some([i8::try_from(opening).ok()?, i8::try_from(ending).ok()?])
+            })
+            .collect();
+        PatternWeights {
+            base,
             globals,
             tables,
-        })
+            compact,
+        }
     }
 
     /// The same weights on `base`.
@@ -579,11 +616,7 @@ impl PatternWeights {
             last = Some(index);
             tables[index as usize] = [i16_at(at + 4), i16_at(at + 6)];
         }
-        Ok(PatternWeights {
-            base,
-            globals,
-            tables,
-        })
+        Ok(PatternWeights::new(base, globals, tables))
     }
 
     /// Encodes the weights as a file (see the module documentation for the format).
@@ -636,17 +669,10 @@ impl PatternWeights {
     /// The regions' opening and ending sums, White's minus Black's.
     #[inline(always)]
     fn region_sums(&self, white_men: u64, black_men: u64) -> (i32, i32) {
-        let white = region_indices(white_men, black_men);
-        let black = turned_region_indices(black_men, white_men);
-        let (mut opening, mut ending) = (0i32, 0i32);
-        let regions = self.tables.chunks_exact(REGION_SIZE).zip(white).zip(black);
-        for ((table, white), black) in regions {
-            let [wo, we] = table[white as usize];
-            let [bo, be] = table[black as usize];
-            opening += i32::from(wo) - i32::from(bo);
-            ending += i32::from(we) - i32::from(be);
+        match &self.compact {
+            Some(compact) => table_sums(compact, white_men, black_men),
+            None => table_sums(&self.tables, white_men, black_men),
         }
-        (opening, ending)
     }
 
     /// White's score of `pieces`: the phase blend of the sums, divided in drawish endings
@@ -896,6 +922,41 @@ mod tests {
         assert_eq!(white, mirrored);
     }
 
+    /// Weights that fit in a byte are read from the compact tables, wider ones from the full
+    /// tables, and both give the sums of the full tables.
+    #[test]
+    fn compact_tables_sum_as_the_full_ones() {
+        let narrow = sample_weights();
+        assert!(
+            narrow.compact.is_some(),
+            "sample weights lie within -30..=30"
+        );
+        let mut tables = narrow.tables.clone();
+        tables[7] = [200, -300];
+        let wide = PatternWeights::from_parts(narrow.globals, tables).unwrap();
+        assert!(wide.compact.is_none());
+        for fen in [
+            "W:W28,32,33,K46:B7,12,19",
+            "B:W31,32,33,34,35,36,37,38,39,40:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20",
+            "W:W21,22,23,24,25,26,27,28,29,30:B1,2,3,4,5,6,7,8,9,10",
+        ] {
+            let pieces = Pieces::of(&position(fen));
+            for weights in [&narrow, &wide] {
+                assert_eq!(
+                    weights.region_sums(pieces.white_men, pieces.black_men),
+                    table_sums(&weights.tables, pieces.white_men, pieces.black_men),
+                    "{fen}"
+                );
+            }
+        }
+        let start = Pieces::of(&Position::initial());
+        assert_eq!(
+            wide.region_sums(start.white_men, start.black_men),
+            narrow.region_sums(start.white_men, start.black_men),
+            "the changed entry (region 0, contents 7) is not on the start position"
+        );
+    }
+
     /// A position and its colour-swapped half-turned image are scored the same for the side
     /// to move.
     #[test]
@@ -993,15 +1054,19 @@ mod tests {
     #[test]
     fn even_band_files_are_read() {
         let full = sample_weights();
-        let mut even = full.clone();
-        even.tables.truncate(EVEN_REGIONS * REGION_SIZE);
+        let even = PatternWeights::from_parts(
+            full.globals,
+            full.tables[..EVEN_REGIONS * REGION_SIZE].to_vec(),
+        )
+        .unwrap();
         let bytes = even.to_bytes();
         assert_eq!(u16::from_le_bytes([bytes[12], bytes[13]]), 16);
         let read = PatternWeights::from_bytes(&bytes).unwrap();
         assert_eq!(read, even);
         assert_eq!(read.to_bytes(), bytes);
-        let mut zeroed = full;
-        zeroed.tables[EVEN_REGIONS * REGION_SIZE..].fill([0, 0]);
+        let mut tables = full.tables.clone();
+        tables[EVEN_REGIONS * REGION_SIZE..].fill([0, 0]);
+        let zeroed = PatternWeights::from_parts(full.globals, tables).unwrap();
         for fen in [
             "W:W28,32,33,K46:B7,12,19",
             "B:W31-50:B1-20",

@@ -546,6 +546,11 @@ impl Worker {
             for mv in self.lists[ply].iter() {
                 shared.tt.touch(position.play(mv).hash());
             }
+        } else {
+            // The children are leaves, most of them evaluated: start their cached evaluations.
+            for mv in self.lists[ply].iter() {
+                self.evals.touch(position.play(mv).hash());
+            }
         }
 
         let original_alpha = alpha;
@@ -812,6 +817,13 @@ impl EvalCache {
 
     fn clear(&mut self) {
         self.entries.fill(CachedEval::default());
+    }
+
+    /// Asks for the cache line of `key`'s entry, so that it is on its way before
+    /// [`EvalCache::get`] needs it.
+    #[inline]
+    fn touch(&self, key: u64) {
+        crate::hints::prefetch(&self.entries[key as usize & (EVAL_CACHE_ENTRIES - 1)]);
     }
 
     /// [`evaluate_raw`] of `position`, from the cache when it holds the position.

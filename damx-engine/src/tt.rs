@@ -1,5 +1,5 @@
-//! The transposition table, shared by all search threads without locks (its only `unsafe` is the
-//! prefetch hint of [`crate::prefetch`]).
+//! The transposition table, shared by all search threads without locks (its only `unsafe` is in
+//! the memory hints of [`crate::hints`]: the prefetch of a bucket, and huge pages).
 //!
 //! Each entry is two `AtomicU64`: the data word and the key xor-ed with the data. A reader
 //! accepts an entry only if `stored_key ^ data` gives back its key, so a write torn between two
@@ -122,8 +122,11 @@ impl TranspositionTable {
         let wanted = (bytes / std::mem::size_of::<Bucket>()).max(1);
         // The largest power of two that fits, so that the index is a mask.
         let count = 1usize << (usize::BITS - 1 - wanted.leading_zeros());
+        let mut buckets = Vec::with_capacity(count);
+        crate::hints::advise_huge_pages(buckets.spare_capacity_mut());
+        buckets.resize_with(count, Bucket::default);
         TranspositionTable {
-            buckets: (0..count).map(|_| Bucket::default()).collect(),
+            buckets: buckets.into_boxed_slice(),
             generation: 0,
         }
     }
@@ -156,7 +159,7 @@ impl TranspositionTable {
     /// needs it; several asked for together overlap their memory latencies.
     #[inline]
     pub(crate) fn touch(&self, key: u64) {
-        crate::prefetch::prefetch(self.bucket(key));
+        crate::hints::prefetch(self.bucket(key));
     }
 
     /// The entry stored for `key`, if any.
