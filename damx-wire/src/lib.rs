@@ -95,7 +95,8 @@
 //! names are trimmed of their padding (padding them again gives back the 32 bytes), colours
 //! are `"white"`/`"black"`, codes are words, the captured list keeps the order sent, and a
 //! position is its 50 wire letters. Deserialising checks every value as decoding does, and
-//! refuses unknown fields. One example per kind:
+//! refuses unknown fields; [`Message::from_json`] reads one object with an error that says
+//! where it went wrong ([`JsonError`]). One example per kind:
 //!
 //! ```json
 //! {"type":"gamereq","version":1,"initiator":"Tornado voor Windows 4.0","follower_color":"white","minutes":60,"move_limit":65}
@@ -142,3 +143,5 @@ pub use message::{
     MessageKind, Move, Start,
 };
 pub use reader::{FrameReader, Line, LineReader, Located};
+#[cfg(feature = "serde")]
+pub use serde_impls::JsonError;

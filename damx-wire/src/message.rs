@@ -338,6 +338,17 @@ impl Message {
         bytes
     }
 
+    /// The message's bytes and a line break, for a file of messages one a line; `None` for a
+    /// chat whose text holds a line break, which a line cannot carry (a frame can).
+    pub fn to_line(&self) -> Option<Vec<u8>> {
+        let mut bytes = self.to_bytes();
+        if bytes.iter().any(|&b| b == b'\n' || b == b'\r') {
+            return None;
+        }
+        bytes.push(b'\n');
+        Some(bytes)
+    }
+
     fn write(&self, out: &mut Writer) {
         out.byte(self.kind().letter());
         match self {
@@ -538,6 +549,8 @@ mod tests {
             let mut frame = expected.as_bytes().to_vec();
             frame.push(0);
             assert_eq!(message.to_frame(), frame);
+            let line = [expected.as_bytes(), b"\n"].concat();
+            assert_eq!(message.to_line(), Some(line));
             let mut buf = bytes::BytesMut::new();
             message.encode_frame(&mut buf);
             assert_eq!(&buf[..], &frame[..]);
@@ -585,6 +598,16 @@ mod tests {
         );
         let message = Message::from(Chat::new("x".repeat(126)).unwrap());
         assert_eq!(message.to_frame().len(), 128);
+    }
+
+    /// A chat with a line break cannot be one line, but can be one frame.
+    #[test]
+    fn a_line_break_needs_a_frame() {
+        for text in ["two\nlines", "a\r"] {
+            let message = Message::from(Chat::new(text).unwrap());
+            assert_eq!(message.to_line(), None, "{text:?}");
+            assert_eq!(message.to_frame(), format!("C{text}\0").as_bytes());
+        }
     }
 
     /// Every kind letter maps back to its kind, and the names are the spec's.

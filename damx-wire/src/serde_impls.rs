@@ -2,11 +2,52 @@
 //! shape. Deserialising goes through the same checks as decoding, so it never yields a
 //! message that cannot be encoded.
 
+use std::fmt;
+
 use serde::de::{self, Deserialize, Deserializer};
 use serde::ser::{Serialize, Serializer};
 
 use crate::field::{Captured, Color, Minutes, MoveLimit, Name, Position, ProtocolVersion, Square};
-use crate::message::{Chat, GameReq, Start};
+use crate::message::{Chat, GameReq, Message, Start};
+
+impl Message {
+    /// The message of one JSON object in the shape of the crate docs (a transcript's line,
+    /// what `damx decode` writes), checked as strictly as [`decode`](crate::decode) checks bytes.
+    ///
+    /// ```
+    /// let json = br#"{"type":"move","seconds":12,"from":6,"to":11,"captured":[]}"#;
+    /// let message = damx_wire::Message::from_json(json)?;
+    /// assert_eq!(message.to_line(), Some(b"M0012061100\n".to_vec()));
+    /// # Ok::<(), damx_wire::JsonError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A [`JsonError`] if the text is not JSON or not a valid message.
+    pub fn from_json(json: &[u8]) -> Result<Message, JsonError> {
+        serde_json::from_slice(json).map_err(JsonError)
+    }
+}
+
+/// Why a JSON object is not a message ([`Message::from_json`]): serde_json's message with its
+/// position moved to the end, `missing field `to` (column 40)`. A position on line 1, the only
+/// line of most objects, is given by its column alone; a field checked after the object was
+/// read has no position.
+#[derive(Debug)]
+pub struct JsonError(serde_json::Error);
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (error, line, column) = (&self.0, self.0.line(), self.0.column());
+        let text = error.to_string();
+        match text.strip_suffix(&format!(" at line {line} column {column}")) {
+            Some(message) if line == 1 => write!(f, "{message} (column {column})"),
+            Some(message) => write!(f, "{message} (line {line} column {column} of the item)"),
+            None => f.write_str(&text),
+        }
+    }
+}
+
+impl std::error::Error for JsonError {}
 
 impl Serialize for Name {
     /// The name without its padding.

@@ -163,3 +163,24 @@ fn invalid_json_values_are_errors() {
         );
     }
 }
+
+/// [`Message::from_json`] keeps serde's message and points at the column where it has one.
+#[test]
+fn json_errors_name_the_column() {
+    let error = |json: &[u8]| Message::from_json(json).unwrap_err().to_string();
+    let unknown = error(br#"{"type":"mov"}"#);
+    assert!(unknown.starts_with("unknown variant `mov`"), "{unknown}");
+    assert!(unknown.ends_with("(column 13)"), "{unknown}");
+    let second = error(b"{\"type\":\n\"move\",}");
+    assert!(
+        second.ends_with("(line 2 column 8 of the item)"),
+        "{second}"
+    );
+    // A field checked after the object was read has no position.
+    let missing = error(br#"{"type":"move","seconds":12}"#);
+    assert_eq!(missing, "missing field `from`");
+    let json = br#"{"type":"move","seconds":12,"from":6,"to":11,"captured":[]}"#;
+    let message = Message::from_json(json).unwrap();
+    assert_eq!(message.to_line(), Some(b"M0012061100\n".to_vec()));
+    assert_eq!(message.to_frame(), b"M0012061100\0");
+}
