@@ -40,12 +40,20 @@ pub(crate) fn run(args: &AnalyseArgs, out: &mut dyn Write) -> Result<(), Error> 
         options.threads,
         options.hash_mb
     );
-    let mut printer = Printer {
-        root,
-        json: args.json,
-        titled: false,
+    if !args.json {
+        writeln!(out, "{}\n{}\n", root.diagram(), root.to_fen())
+            .and_then(|()| out.flush())
+            .map_err(Error::stdout)?;
+    }
+    // As text, the column titles come with the first completed depth.
+    let mut titled = args.json;
+    let mut print = |line: &AnalysisLine, out: &mut dyn Write| {
+        if !titled && matches!(line, AnalysisLine::Iteration { .. }) {
+            titled = true;
+            writeln!(out, "{}", AnalysisLine::TITLES).map_err(Error::stdout)?;
+        }
+        super::print(out, line, args.json)
     };
-    printer.header(out).map_err(Error::stdout)?;
 
     let mut engine = Engine::new(options);
     let stop = StopSignal::new();
@@ -61,7 +69,7 @@ pub(crate) fn run(args: &AnalyseArgs, out: &mut dyn Write) -> Result<(), Error> 
             progress.clear();
             last_depth = iteration.depth;
             let line = AnalysisLine::iteration(&root, &iteration);
-            if let Err(e) = printer.line(&line, out).and_then(|()| flush(out)) {
+            if let Err(e) = print(&line, out).and_then(|()| out.flush().map_err(Error::stdout)) {
                 write_error = Some(e);
                 stop.stop();
             }
@@ -75,11 +83,7 @@ pub(crate) fn run(args: &AnalyseArgs, out: &mut dyn Write) -> Result<(), Error> 
     if let Some(e) = write_error {
         return Err(e);
     }
-    printer.line(&AnalysisLine::result(&root, &result), out)
-}
-
-fn flush(out: &mut dyn Write) -> Result<(), Error> {
-    out.flush().map_err(Error::stdout)
+    print(&AnalysisLine::result(&root, &result), out)
 }
 
 /// The game whose last position is analysed: a one-position game for a FEN, else the chosen
@@ -105,32 +109,4 @@ fn load_game(args: &AnalyseArgs) -> Result<Game, Error> {
             GameAtError::NoGame { .. } | GameAtError::NoPly { .. } => Error::Usage(message),
         }
     })
-}
-
-/// Writes the analysis as text or JSON lines.
-struct Printer {
-    root: Position,
-    json: bool,
-    /// Whether the column titles are out (they come with the first iteration).
-    titled: bool,
-}
-
-impl Printer {
-    /// The position (text only).
-    fn header(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        if self.json {
-            return Ok(());
-        }
-        writeln!(out, "{}\n{}\n", self.root.diagram(), self.root.to_fen())?;
-        out.flush()
-    }
-
-    /// One line: a completed depth (under the column titles) or the result.
-    fn line(&mut self, line: &AnalysisLine, out: &mut dyn Write) -> Result<(), Error> {
-        if !self.json && !self.titled && matches!(line, AnalysisLine::Iteration { .. }) {
-            self.titled = true;
-            writeln!(out, "{}", AnalysisLine::TITLES).map_err(Error::stdout)?;
-        }
-        super::print(out, line, self.json)
-    }
 }
