@@ -23,8 +23,8 @@ use std::sync::{Mutex, Once};
 use std::thread;
 
 use crossbeam_channel::{Receiver, Sender, unbounded};
-use damx_session::hub::HubPlayerOptions;
-use damx_session::render::{Line, RenderOptions};
+use damx_session::hub::{HubPlayerOptions, local_player};
+use damx_session::render::{Line, RenderOptions, Renderer};
 use damx_session::{
     Command, Control, Endpoint, EnginePlayerOptions, Outcome, RecordOptions, SessionConfig,
     SessionError, SessionReport,
@@ -46,6 +46,23 @@ pub(crate) struct Side {
     pub(crate) hub: Option<HubPlayerOptions>,
     /// How to show the sessions.
     pub(crate) show: RenderOptions,
+}
+
+impl Side {
+    /// Plays one session towards the peer as `session` says, showing its events.
+    pub(crate) fn play(
+        &self,
+        session: &SessionConfig,
+        out: &mut dyn Write,
+    ) -> Result<SessionReport, Error> {
+        let player = local_player(&self.player, self.hub.as_ref());
+        let mut renderer = Renderer::new(self.show.clone());
+        drive(
+            |commands, events| damx_session::run(&self.peer, session, player, commands, events),
+            |event| renderer.event(None, event),
+            out,
+        )
+    }
 }
 
 /// The error for a session that could not start: the library's words, with the exit code of

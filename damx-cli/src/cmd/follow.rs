@@ -33,18 +33,7 @@ pub(crate) fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<(), Error> {
     info!("engine: {threads} thread(s), {hash} MiB of hash a game, {strength}");
     match &config.peer {
         Endpoint::Listen(address) => serve_connections(address, config, args.server(config), out),
-        Endpoint::Connect(_) => {
-            let player = local_player(&config.player, config.hub.as_ref());
-            let mut renderer = Renderer::new(config.show.clone());
-            let report = drive(
-                |commands, events| {
-                    damx_session::run(&config.peer, &config.session, player, commands, events)
-                },
-                |event| renderer.event(None, event),
-                out,
-            )?;
-            verdict([&report])
-        }
+        Endpoint::Connect(_) => verdict([&config.play(&config.session, out)?]),
     }
 }
 

@@ -5,13 +5,10 @@
 
 use std::io::Write;
 
-use damx_session::hub::local_player;
-use damx_session::render::Renderer;
-
 use crate::args::InitiateArgs;
 use crate::error::Error;
 use crate::log::info;
-use crate::session::{drive, verdict};
+use crate::session::verdict;
 
 /// Plays the games.
 pub(crate) fn run(args: &InitiateArgs, out: &mut dyn Write) -> Result<(), Error> {
@@ -25,13 +22,7 @@ pub(crate) fn run(args: &InitiateArgs, out: &mut dyn Write) -> Result<(), Error>
     session.role = plan.role(&openings);
     info!("asking for {} game(s)", plan.games);
     super::hub::check(config.hub.as_ref())?;
-    let player = local_player(&config.player, config.hub.as_ref());
-    let mut renderer = Renderer::new(config.show.clone());
-    let report = drive(
-        |commands, events| damx_session::run(&config.peer, &session, player, commands, events),
-        |event| renderer.event(None, event),
-        out,
-    )?;
+    let report = config.play(&session, out)?;
     verdict([&report])?;
     match report.unfinished_series(plan.games as usize) {
         Some(why) => Err(Error::Peer(why)),
