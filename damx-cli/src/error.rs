@@ -9,6 +9,8 @@ use std::io;
 use std::path::Path;
 use std::process::ExitCode;
 
+use damx_session::SessionError;
+use damx_session::config::RecordsError;
 use damx_session::render::describe_io;
 use damx_session::tournament::LoadOpeningsError;
 
@@ -98,6 +100,27 @@ impl Error {
             Error::Network { .. } => EXIT_NETWORK,
             Error::Interrupted => crate::session::interrupt_exit_code(),
         })
+    }
+}
+
+/// A session that could not start: the library's words, with the exit code of a file (the
+/// transcript) or of the network.
+impl From<SessionError> for Error {
+    fn from(error: SessionError) -> Error {
+        let context = error.to_string();
+        match error {
+            SessionError::Transcript { source, .. } => Error::Io { context, source },
+            SessionError::Connect { source, .. }
+            | SessionError::Listen { source, .. }
+            | SessionError::Connection(source) => Error::Network { context, source },
+        }
+    }
+}
+
+/// PDN records that cannot be written ([`RecordOptions::check`](damx_session::RecordOptions::check)).
+impl From<RecordsError> for Error {
+    fn from(error: RecordsError) -> Error {
+        Error::file(error.action, &error.path, error.source)
     }
 }
 

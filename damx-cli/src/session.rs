@@ -26,8 +26,8 @@ use crossbeam_channel::{Receiver, Sender, unbounded};
 use damx_session::hub::{HubPlayerOptions, local_player};
 use damx_session::render::{Line, RenderOptions, Renderer};
 use damx_session::{
-    Command, Control, Endpoint, EnginePlayerOptions, Outcome, RecordOptions, SessionConfig,
-    SessionError, SessionReport,
+    Command, Control, Endpoint, EnginePlayerOptions, Outcome, SessionConfig, SessionError,
+    SessionReport,
 };
 
 use crate::error::Error;
@@ -62,18 +62,6 @@ impl Side {
             |event| renderer.event(None, event),
             out,
         )
-    }
-}
-
-/// The error for a session that could not start: the library's words, with the exit code of
-/// a file (the transcript) or of the network.
-pub(crate) fn session_error(error: SessionError) -> Error {
-    let context = error.to_string();
-    match error {
-        SessionError::Transcript { source, .. } => Error::Io { context, source },
-        SessionError::Connect { source, .. }
-        | SessionError::Listen { source, .. }
-        | SessionError::Connection(source) => Error::Network { context, source },
     }
 }
 
@@ -118,7 +106,7 @@ where
 {
     let (control, commands) = Control::new();
     let route = control.clone();
-    on_interrupt(move |command| {
+    on_interrupt(ENDS_THE_GAME, move |command| {
         route.send(command);
     });
     let (events_tx, events) = unbounded::<E>();
@@ -132,14 +120,7 @@ where
         )
     });
     shown.map_err(Error::stdout)?;
-    report.map_err(session_error)
-}
-
-/// Checks, before any game, that the PDN records can be written ([`RecordOptions::check`]).
-pub(crate) fn check_records(records: &RecordOptions) -> Result<(), Error> {
-    records
-        .check()
-        .map_err(|error| Error::file(error.action, &error.path, error.source))
+    Ok(report?)
 }
 
 /// How many times Ctrl-C was pressed.
@@ -155,13 +136,8 @@ static ROUTE: Mutex<Option<Route>> = Mutex::new(None);
 const ENDS_THE_GAME: &str = "a running game ends on our turn and is saved";
 
 /// Sends Ctrl-C to `route` from now on: [`Command::Stop`] the first time, [`Command::Abort`]
-/// the second; the third ends the process.
-pub(crate) fn on_interrupt(route: impl Fn(Command) + Send + 'static) {
-    on_interrupt_saying(ENDS_THE_GAME, route);
-}
-
-/// [`on_interrupt`], telling the person `first` at the first Ctrl-C (what it does).
-pub(crate) fn on_interrupt_saying(first: &'static str, route: impl Fn(Command) + Send + 'static) {
+/// the second; the third ends the process. The first one tells the person `first`, what it does.
+pub(crate) fn on_interrupt(first: &'static str, route: impl Fn(Command) + Send + 'static) {
     if let Ok(mut slot) = ROUTE.lock() {
         *slot = Some((first, Box::new(route)));
     }

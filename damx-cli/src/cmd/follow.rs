@@ -20,13 +20,13 @@ use damx_session::{Address, Endpoint, ServerConfig, serve};
 use crate::args::FollowArgs;
 use crate::error::Error;
 use crate::log::info;
-use crate::session::{Side, drive, session_error, verdict};
+use crate::session::{Side, drive, verdict};
 
 /// Plays until the games are done, the peer stops or Ctrl-C.
 pub(crate) fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<(), Error> {
     let config = &args.side();
     super::hub::check(config.hub.as_ref())?;
-    crate::session::check_records(&config.session.records)?;
+    config.session.records.check()?;
     let engine = &config.player.engine;
     let strength = Limits::describe_fixed(config.player.fixed.as_ref());
     let (threads, hash) = (engine.threads, engine.hash_mb);
@@ -44,7 +44,7 @@ fn serve_connections(
     server: ServerConfig,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
-    let listener = address.bind().map_err(session_error)?;
+    let listener = address.bind()?;
     let players = || local_player(&config.player, config.hub.as_ref());
     let mut renderer = Renderer::new(config.show.clone()).tagged(server.max_sessions > 1);
     let report = drive(

@@ -13,7 +13,7 @@ use crate::session::verdict;
 /// Plays the games.
 pub(crate) fn run(args: &InitiateArgs, out: &mut dyn Write) -> Result<(), Error> {
     let (config, plan) = (args.side(), args.plan());
-    crate::session::check_records(&config.session.records)?;
+    config.session.records.check()?;
     let openings = match &args.openings() {
         Some(source) => source.positions(None)?,
         None => Vec::new(),

@@ -11,13 +11,13 @@ use damx_session::render::escaped;
 use crate::args::ProxyArgs;
 use crate::error::Error;
 use crate::log::{self, Level};
-use crate::session::{interrupted, on_interrupt_saying, session_error};
+use crate::session::{interrupted, on_interrupt};
 
 /// Relays one connection between the two programs and logs it.
 pub(crate) fn run(config: &ProxyArgs, out: &mut dyn Write) -> Result<(), Error> {
     let (control, commands) = Control::new();
     let route = control.clone();
-    on_interrupt_saying("no longer waiting for a connection", move |_| {
+    on_interrupt("no longer waiting for a connection", move |_| {
         route.stop();
     });
     let quiet = !log::enabled(Level::Normal);
@@ -25,7 +25,7 @@ pub(crate) fn run(config: &ProxyArgs, out: &mut dyn Write) -> Result<(), Error> 
     let mut write = |entry: Entry| {
         if let Entry::Connected { .. } = entry {
             let route = control.clone();
-            on_interrupt_saying("closing both connections", move |_| {
+            on_interrupt("closing both connections", move |_| {
                 route.stop();
             });
         }
@@ -45,8 +45,7 @@ pub(crate) fn run(config: &ProxyArgs, out: &mut dyn Write) -> Result<(), Error> 
         }
         result
     };
-    let log = run_proxy(&config.listen, &config.connect, &commands, &mut write);
-    let log = log.map_err(session_error)?;
+    let log = run_proxy(&config.listen, &config.connect, &commands, &mut write)?;
     if let Some(log) = &log {
         let _ = write(log.summary());
     }

@@ -23,7 +23,7 @@ use damx_session::tournament::{
 use crate::error::Error;
 use crate::log::{Level, enabled, info, note};
 use crate::progress::Progress;
-use crate::session::{interrupted, on_interrupt_saying};
+use crate::session::{interrupted, on_interrupt};
 
 /// Plays the series, printing as it goes (with `json`, the results as JSON lines instead of
 /// the event stream and the table).
@@ -36,7 +36,7 @@ pub(crate) fn run(series: &TournamentConfig, json: bool, out: &mut dyn Write) ->
     let control = TournamentControl::new();
     let route = control.clone();
     let first = "no new game starts, the running ones play to their end";
-    on_interrupt_saying(first, move |command| match command {
+    on_interrupt(first, move |command| match command {
         Command::Stop => route.finish(),
         Command::Abort => route.abort(),
         _ => {}
