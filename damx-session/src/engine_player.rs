@@ -23,7 +23,7 @@ use crossbeam_channel::{Receiver, Sender, unbounded};
 use damx_engine::{Clock, Engine, EngineOptions, Limits, Progress, StopSignal};
 use damx_rules::{Game, Move};
 
-use crate::config::SessionConfig;
+use crate::config::{SeriesPlan, SessionConfig};
 use crate::driver::{Control, LoopbackSide, SessionError, SessionReport, play_loopback};
 use crate::event::{Command, Event};
 use crate::player::{ClockState, GameInfo, Player};
@@ -72,6 +72,23 @@ pub fn play_against_engine(
         events,
     };
     play_loopback(player, engine, false)
+}
+
+/// What [`play_against_engine`] plays when the player is an engine too, in words: `2 DXP
+/// games over TCP on 127.0.0.1, A against B, ` and the pace, `initiator`'s fixed limits or
+/// else the plan's clock (`5 min each`).
+pub fn engine_games_text(
+    plan: &SeriesPlan,
+    initiator: &EnginePlayerOptions,
+    follower: &EnginePlayerOptions,
+) -> String {
+    let (games, s) = (plan.games, if plan.games == 1 { "" } else { "s" });
+    let pace = match &initiator.fixed {
+        Some(limits) => limits.to_string(),
+        None => format!("{} min each", plan.minutes),
+    };
+    let (initiator, follower) = (&initiator.name, &follower.name);
+    format!("{games} DXP game{s} over TCP on 127.0.0.1, {initiator} against {follower}, {pace}")
 }
 
 /// How an [`EnginePlayer`] plays.
@@ -198,6 +215,32 @@ mod tests {
             },
             ..EnginePlayerOptions::default()
         }
+    }
+
+    /// Two engines' games are said with their count, names and pace: the fixed limits, else
+    /// the clock.
+    #[test]
+    fn engine_games_are_described() {
+        let plan = |games| SeriesPlan {
+            games,
+            minutes: 5,
+            move_limit: 0,
+            colors: crate::config::SeriesColors::Fixed(damx_rules::Color::White),
+        };
+        let named = |name: &str, fixed| EnginePlayerOptions {
+            name: name.to_owned(),
+            fixed,
+            ..EnginePlayerOptions::default()
+        };
+        let (a, b) = (named("a", Some(Limits::depth(3))), named("b", None));
+        assert_eq!(
+            engine_games_text(&plan(1), &a, &b),
+            "1 DXP game over TCP on 127.0.0.1, a against b, depth 3"
+        );
+        assert_eq!(
+            engine_games_text(&plan(2), &b, &a),
+            "2 DXP games over TCP on 127.0.0.1, b against a, 5 min each"
+        );
     }
 
     /// Against the built-in engine over 127.0.0.1 a whole game is played and both sides

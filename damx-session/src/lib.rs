@@ -142,7 +142,9 @@ pub use driver::{
     accept, accept_and_run, accept_stream, connect, connect_stream, connection_options, dxp_name,
     play_loopback, run, run_session,
 };
-pub use engine_player::{EnginePlayer, EnginePlayerOptions, play_against_engine};
+pub use engine_player::{
+    EnginePlayer, EnginePlayerOptions, engine_games_text, play_against_engine,
+};
 pub use event::{
     CloseReason, Command, Direction, Event, MovePlayed, Side, Violation, ViolationAction,
 };

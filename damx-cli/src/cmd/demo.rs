@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use damx_session::render::Renderer;
-use damx_session::{EnginePlayer, play_against_engine};
+use damx_session::{EnginePlayer, engine_games_text, play_against_engine};
 
 use crate::args::DemoArgs;
 use crate::error::Error;
@@ -16,18 +16,8 @@ pub(crate) fn run(args: &DemoArgs, out: &mut dyn Write) -> Result<(), Error> {
     let (initiator, follower) = (args.player("damx initiator"), args.player("damx follower"));
     let show = args.show();
     if !show.json && crate::log::enabled(crate::log::Level::Normal) {
-        let plan = args.plan();
-        let (games, s) = (plan.games, if plan.games == 1 { "" } else { "s" });
-        let pace = match &initiator.fixed {
-            Some(limits) => limits.to_string(),
-            None => format!("{} min each", plan.minutes),
-        };
-        writeln!(
-            out,
-            "damx demo: {games} DXP game{s} over TCP on 127.0.0.1, {} against {}, {pace}",
-            initiator.name, follower.name
-        )
-        .map_err(Error::stdout)?;
+        let games = engine_games_text(&args.plan(), &initiator, &follower);
+        writeln!(out, "damx demo: {games}").map_err(Error::stdout)?;
     }
     let session = args.session();
     let initiator = Box::new(EnginePlayer::new(initiator));
