@@ -81,6 +81,15 @@ impl Error {
         }
     }
 
+    /// Game records that could not be saved, `context` saying how many (each failure was
+    /// reported as it happened).
+    pub(crate) fn records(context: String) -> Error {
+        Error::Io {
+            context,
+            source: io::Error::other("write failed"),
+        }
+    }
+
     /// True for a write to a standard output whose reader has gone away.
     fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)

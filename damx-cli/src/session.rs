@@ -233,10 +233,7 @@ pub(crate) fn verdict<'a>(
     }
     match SessionReport::outcome(reports) {
         Outcome::Done => Ok(()),
-        failed @ Outcome::RecordsFailed(_) => Err(Error::Io {
-            context: failed.to_string(),
-            source: std::io::Error::other("write failed"),
-        }),
+        failed @ Outcome::RecordsFailed(_) => Err(Error::records(failed.to_string())),
         Outcome::Aborted => Err(Error::Interrupted),
         Outcome::Trouble(why) => Err(Error::Peer(why)),
     }

@@ -528,7 +528,7 @@ fn event_stream_snapshot() {
 }
 
 /// The standings line of `--json`, to the letter: Elo to one decimal, `null` where it is not
-/// finite.
+/// finite; records that could not be saved, in words.
 #[test]
 fn the_standings_serialize_as_one_json_line() {
     use damx_engine::gauntlet::{EloEstimate, Tally};
@@ -569,6 +569,14 @@ fn the_standings_serialize_as_one_json_line() {
             r#"],"type":"standings"}"#
         )
     );
+    assert_eq!(report.records_trouble(), None);
+    let failed = TournamentReport {
+        finished: 3,
+        records_failed: 2,
+        ..report
+    };
+    let trouble = "2 of 3 game records could not be saved (the first failure is reported above)";
+    assert_eq!(failed.records_trouble().as_deref(), Some(trouble));
 }
 
 /// Without `keep_games` the report keeps no game line, only the counts: a long series takes

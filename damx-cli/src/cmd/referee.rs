@@ -73,16 +73,10 @@ pub(crate) fn run(series: &TournamentConfig, json: bool, out: &mut dyn Write) ->
         }
         return Err(Error::Interrupted);
     }
-    if report.records_failed > 0 {
-        return Err(Error::Io {
-            context: format!(
-                "{} of {} game records could not be saved (the first failure is reported above)",
-                report.records_failed, report.finished
-            ),
-            source: std::io::Error::other("write failed"),
-        });
+    match report.records_trouble() {
+        Some(context) => Err(Error::records(context)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The end of the series: with `--json` each game's line and the standings, else the table.

@@ -319,6 +319,18 @@ pub struct TournamentReport {
     pub scheduled: Option<u32>,
 }
 
+impl TournamentReport {
+    /// The finished games whose record could not be written, in words (`None`: none).
+    pub fn records_trouble(&self) -> Option<String> {
+        (self.records_failed > 0).then(|| {
+            format!(
+                "{} of {} game records could not be saved (the first failure is reported above)",
+                self.records_failed, self.finished
+            )
+        })
+    }
+}
+
 /// The standings line of `damx match --json` and `damx tournament --json`: `type`
 /// `standings`, `end`, `games`, each participant's rank, name, points, games, won, drawn,
 /// lost, Elo and margin (one decimal; `null` when not finite), the count of each way games
