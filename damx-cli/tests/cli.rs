@@ -8,24 +8,16 @@ mod common;
 use common::Expect::{Has, Is, Ours};
 use common::{TempDir, code, damx_with_input, json_lines, run, run_with, stderr, stdout};
 
-/// Some of the spec's test vectors (dxp.md §5) and their JSON (damx-wire's serde shape; its
-/// tests hold every vector).
-const VECTORS: &[(&str, &str)] = &[
-    (
-        "R01Tornado voor Windows 4.0        W060065A",
-        r#"{"type":"gamereq","version":1,"initiator":"Tornado voor Windows 4.0","follower_color":"white","minutes":60,"move_limit":65}"#,
-    ),
-    (
-        "M001205250422122320",
-        r#"{"type":"move","seconds":12,"from":5,"to":25,"captured":[22,12,23,20]}"#,
-    ),
-    ("K1", r#"{"type":"backacc","code":"not_supported"}"#),
-];
+/// Every kind of message as bytes and as JSON (damx-wire's serde shape), dxp.md §5's vectors
+/// among them: damx-wire's table.
+#[path = "../../damx-wire/tests/examples/mod.rs"]
+mod examples;
+use examples::EXAMPLES;
 
 /// The wire texts (`0`) or the JSON (`1`) of the vectors, one a line.
 fn vector_lines(json: bool) -> String {
     let line = |vector: &(&str, &str)| format!("{}\n", if json { vector.1 } else { vector.0 });
-    VECTORS.iter().map(line).collect()
+    EXAMPLES.iter().map(line).collect()
 }
 
 /// The version, the overview (the commands and the exit codes), an example of each command
@@ -98,7 +90,7 @@ fn a_closed_standard_output_is_not_an_error() {
 fn decode() {
     let (wire, json) = (vector_lines(false), vector_lines(true));
     let mut args = vec!["decode"];
-    args.extend(VECTORS.iter().map(|vector| vector.0));
+    args.extend(EXAMPLES.iter().map(|vector| vector.0));
     run_with(&args, b"", 0, Is(&json), Is(""));
     run_with(&["decode"], wire.as_bytes(), 0, Is(&json), Is(""));
     let dir = TempDir::new("decode");
