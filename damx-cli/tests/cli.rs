@@ -25,25 +25,14 @@ fn vector_lines(json: bool) -> String {
 #[test]
 fn the_skeleton() {
     let version = format!("damx {}\n", env!("CARGO_PKG_VERSION"));
-    run_with(&["--version"], b"", 0, Is(&version), Is(""));
-    let overview = [
-        "decode",
-        "encode",
-        "analyse",
-        "perft",
-        "bench",
-        "Exit codes:",
-    ];
-    run_with(&["--help"], b"", 0, Has(&overview), Is(""));
-    for command in ["decode", "encode", "analyse", "perft", "bench"] {
+    run("--version", 0, Is(&version), Is(""));
+    let commands = ["decode", "encode", "analyse", "perft", "bench"];
+    let overview = [&commands[..], &["Exit codes:"]].concat();
+    run("--help", 0, Has(&overview), Is(""));
+    for command in commands {
         let example = format!("  damx {command} ");
-        run_with(
-            &[command, "--help"],
-            b"",
-            0,
-            Has(&["Examples:", &example]),
-            Is(""),
-        );
+        let help = format!("{command} --help");
+        run(&help, 0, Has(&["Examples:", &example]), Is(""));
     }
     for line in [
         "",
