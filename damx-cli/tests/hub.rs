@@ -75,10 +75,9 @@ fn follow_with_a_hub_engine() {
     let mut args = vec!["follow", "--engine", &hub];
     args.extend(words("--listen 127.0.0.1:0 --games 1 --depth 2 --pace 0"));
     let mut follower = Damx::start(&args);
-    let port = follower.listening_port();
-    let initiate = format!(
-        "initiate --connect 127.0.0.1:{port} --games 1 --depth 2 --hash 4 --pace 0 --minutes 5"
-    );
+    let address = follower.listening_address();
+    let initiate =
+        format!("initiate --connect {address} --games 1 --depth 2 --hash 4 --pace 0 --minutes 5");
     let text = finish(Damx::line(&initiate));
     assert!(text.contains("game 1 over"), "{text}");
     assert!(!text.contains("gave up"), "{text}");

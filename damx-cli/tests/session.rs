@@ -33,12 +33,9 @@ const QUICK: &str = "--depth 2 --hash 4 --pace 2";
 fn follow_and_initiate_play_a_complete_game() {
     let dir = TempDir::new("follow-initiate");
     let pdn = dir.path("games.pdn");
-    let mut follower = Damx::line(&format!(
-        "follow --listen 127.0.0.1:0 --games 1 --name Follower {QUICK}"
-    ));
-    let port = follower.listening_port();
+    let (follower, address) = Damx::listening(&format!("follow --games 1 --name Follower {QUICK}"));
     let initiator = Damx::line(&format!(
-        "initiate --connect 127.0.0.1:{port} --name Initiator --pdn {pdn} {QUICK}"
+        "initiate --connect {address} --name Initiator --pdn {pdn} {QUICK}"
     ));
     let (out, _) = initiator.exits_with(0);
     for says in [
@@ -67,14 +64,9 @@ fn follow_and_initiate_play_a_complete_game() {
 fn initiate_listens_and_follow_connects() {
     let dir = TempDir::new("initiate-listens");
     let records = dir.path("records");
-    let mut initiator = Damx::line(&format!(
-        "initiate --listen 127.0.0.1:0 --games 2 --moves 6 --color black --name Initiator --json {QUICK}"
+    let (initiator, address) = Damx::listening(&format!(
+        "initiate --games 2 --moves 6 --color black --name Initiator --json {QUICK}"
     ));
-    let listening = initiator.expect("listening", |line| line.contains("\"listening\""));
-    let address = json_lines(&listening)[0]["address"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     let follower = Damx::line(&format!(
         "follow --connect {address} --name Follower --pdn {records} {QUICK}"
     ));
@@ -116,13 +108,10 @@ fn records_that_cannot_be_saved_exit_3() {
 
     // The directory is there at the start, and a file by the time the game ends.
     let games = dir.path("games");
-    let mut follower = Damx::line(&format!(
-        "follow --listen 127.0.0.1:0 --games 1 --pdn {games} {QUICK}"
-    ));
-    let port = follower.listening_port();
+    let (follower, address) = Damx::listening(&format!("follow --games 1 --pdn {games} {QUICK}"));
     std::fs::remove_dir(&games).unwrap();
     std::fs::write(&games, "in the way").unwrap();
-    Damx::line(&format!("initiate --connect 127.0.0.1:{port} {QUICK}")).exits_with(0);
+    Damx::line(&format!("initiate --connect {address} {QUICK}")).exits_with(0);
     let (_, errors) = follower.exits_with(3);
     assert!(errors.contains("could not be saved"), "{errors}");
 }
@@ -163,8 +152,7 @@ fn network_errors_have_their_exit_codes() {
         );
     }
 
-    let mut follower = Damx::line("follow --listen 127.0.0.1:0 --max-connections 1");
-    let address = format!("127.0.0.1:{}", follower.listening_port());
+    let (mut follower, address) = Damx::listening("follow --max-connections 1");
     // The one connection allowed, held open without a word.
     let _first = TcpStream::connect(&address).unwrap();
     std::thread::sleep(Duration::from_millis(200));
@@ -259,10 +247,10 @@ fn play_takes_moves_and_commands_from_standard_input() {
 fn play_answers_the_peers_take_back_request() {
     let dir = TempDir::new("play-follower");
     let pdn = dir.path("games");
-    let mut play = Damx::line(&format!(
-        "play --listen 127.0.0.1:0 --role follower --name Person --pace 0 --pdn {pdn}"
+    let (mut play, address) = Damx::listening(&format!(
+        "play --role follower --name Person --pace 0 --pdn {pdn}"
     ));
-    let mut peer = scripted_peer(&format!("127.0.0.1:{}", play.listening_port()));
+    let mut peer = scripted_peer(&address);
     // The person plays black; the peer (white) opens with 32-28.
     peer.send(b"R01Scripted                        Z010000A\0");
     assert_eq!(peer.expect(""), "APerson                          0");
@@ -297,11 +285,9 @@ fn play_answers_the_peers_take_back_request() {
 /// nothing, and exits 0 (what each line says: damx-session's proxy tests).
 #[test]
 fn proxy_logs_a_correct_dialogue() {
-    let mut follower = Damx::line(&format!("follow --listen 127.0.0.1:0 --games 1 {QUICK}"));
-    let target = format!("127.0.0.1:{}", follower.listening_port());
-    let mut proxy = Damx::line(&format!("proxy --listen 127.0.0.1:0 --connect {target}"));
-    let port = proxy.listening_port();
-    let line = format!("initiate --connect 127.0.0.1:{port} --moves 8 {QUICK}");
+    let (follower, target) = Damx::listening(&format!("follow --games 1 {QUICK}"));
+    let (proxy, address) = Damx::listening(&format!("proxy --connect {target}"));
+    let line = format!("initiate --connect {address} --moves 8 {QUICK}");
     Damx::line(&line).exits_with(0);
     let (log, _) = proxy.exits_with(0);
     assert!(log.contains("game 1: 8... "), "{log}");
@@ -313,13 +299,9 @@ fn proxy_logs_a_correct_dialogue() {
 /// forwards it, flags it, and exits 4; the Follower ends the game and exits 4 as well.
 #[test]
 fn proxy_flags_an_illegal_move() {
-    let mut follower = Damx::line(&format!("follow --listen 127.0.0.1:0 --games 1 {QUICK}"));
-    let target = format!("127.0.0.1:{}", follower.listening_port());
-    let mut proxy = Damx::line(&format!(
-        "proxy --listen 127.0.0.1:0 --json --connect {target}"
-    ));
-    let line = proxy.expect("listening", |line| line.contains("listening"));
-    let mut peer = scripted_peer(json_lines(&line)[0]["address"].as_str().unwrap());
+    let (follower, target) = Damx::listening(&format!("follow --games 1 {QUICK}"));
+    let (proxy, address) = Damx::listening(&format!("proxy --json --connect {target}"));
+    let mut peer = scripted_peer(&address);
     // We play white (the Follower black): R, then 32-26, which no man can do.
     peer.send(b"R01Scripted                        Z005000A\0");
     assert!(peer.expect("A").ends_with('0'), "accepted");
@@ -364,11 +346,10 @@ fn signals_end_the_game_with_a_gameend_and_save_it() {
     ] {
         let dir = TempDir::new(&format!("sig{signal}"));
         let (pdn, transcript) = (dir.path("games.pdn"), dir.path("dxp.jsonl"));
-        let mut initiator = Damx::line(&format!(
-            "initiate --listen 127.0.0.1:0 --games 3 --depth 1 --hash 4 --pace 100 --pdn {pdn} --transcript {transcript}"
+        let (mut initiator, address) = Damx::listening(&format!(
+            "initiate --games 3 --depth 1 --hash 4 --pace 100 --pdn {pdn} --transcript {transcript}"
         ));
-        let port = initiator.listening_port();
-        let follower = Damx::line(&format!("follow --connect 127.0.0.1:{port} {QUICK}"));
+        let follower = Damx::line(&format!("follow --connect {address} {QUICK}"));
         initiator.expect("a few moves", |line| line.starts_with("   3.   "));
         initiator.signal(signal);
         let (_, errors) = initiator.exits_with(code);
@@ -398,10 +379,9 @@ fn signals_end_the_game_with_a_gameend_and_save_it() {
 /// proxy it closes both connections, prints the summary and exits with 130.
 #[test]
 fn ctrl_c_stops_a_waiting_follower_and_the_proxy() {
-    let mut follower = Damx::line("follow --listen 127.0.0.1:0");
-    let target = format!("127.0.0.1:{}", follower.listening_port());
-    let mut proxy = Damx::line(&format!("proxy --listen 127.0.0.1:0 --connect {target}"));
-    let mut peer = scripted_peer(&format!("127.0.0.1:{}", proxy.listening_port()));
+    let (follower, target) = Damx::listening("follow");
+    let (mut proxy, address) = Damx::listening(&format!("proxy --connect {target}"));
+    let mut peer = scripted_peer(&address);
     peer.send(b"CHello\0");
     proxy.expect("the chat", |line| line.ends_with("A chats: Hello"));
     proxy.interrupt();
@@ -415,8 +395,7 @@ fn ctrl_c_stops_a_waiting_follower_and_the_proxy() {
     follower.interrupt();
     follower.exits_with(130);
 
-    let mut waiting = Damx::line("follow --listen 127.0.0.1:0");
-    waiting.listening_port();
+    let (waiting, _) = Damx::listening("follow");
     waiting.interrupt();
     waiting.exits_with(130);
 }

@@ -190,10 +190,23 @@ impl Damx {
         }
     }
 
-    /// The port of the `listening on ADDRESS` line it prints first.
-    pub fn listening_port(&mut self) -> u16 {
-        let line = self.expect("listening on ...", |line| line.starts_with("listening on "));
-        line.rsplit(':').next().unwrap().parse().expect("a port")
+    /// Starts `damx` with the words of `line` and `--listen 127.0.0.1:0`; the address it
+    /// listens on.
+    pub fn listening(line: &str) -> (Damx, String) {
+        let mut damx = Damx::line(&format!("{line} --listen 127.0.0.1:0"));
+        let address = damx.listening_address();
+        (damx, address)
+    }
+
+    /// The address of the `listening on ADDRESS` line it prints first, or of its JSON.
+    pub fn listening_address(&mut self) -> String {
+        let line = self.expect("listening ...", |line| {
+            line.starts_with("listening on ") || line.contains(r#""type":"listening""#)
+        });
+        match line.strip_prefix("listening on ") {
+            Some(address) => address.to_owned(),
+            None => json_lines(&line)[0]["address"].as_str().unwrap().to_owned(),
+        }
     }
 
     /// Writes `bytes` to its standard input.
