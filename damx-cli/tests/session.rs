@@ -10,7 +10,8 @@ use std::time::Duration;
 use damx_rules::GameResult;
 
 mod common;
-use common::{Damx, TempDir, games_in, json_lines};
+use common::Expect::{Has, Is};
+use common::{Damx, TempDir, games_in, json_lines, run};
 /// A scripted peer on a raw socket: damx-session's, shared with its socket tests.
 #[path = "../../damx-session/tests/common/raw_peer.rs"]
 mod raw_peer;
@@ -126,31 +127,16 @@ fn network_errors_have_their_exit_codes() {
         .unwrap()
         .local_addr()
         .unwrap();
-    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
-    let in_use = taken.local_addr().unwrap();
-    for (line, code, says) in [
-        (
-            format!("initiate --connect {closed}"),
-            5,
-            format!("damx: cannot connect to {closed}: connection refused"),
-        ),
-        (
-            format!("follow --listen {in_use}"),
-            5,
-            format!("damx: cannot listen on {in_use}: address already in use"),
-        ),
-        (
-            "follow --connect localhost".into(),
-            2,
-            "expected HOST:PORT".into(),
-        ),
-    ] {
-        let (_, errors) = Damx::line(&line).exits_with(code);
-        assert!(
-            errors == says || code == 2 && errors.contains(&says),
-            "{errors}"
-        );
-    }
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let in_use = listener.local_addr().unwrap();
+    let connect = format!("initiate --connect {closed}");
+    let refused = format!("damx: cannot connect to {closed}: connection refused\n");
+    run(&connect, 5, Has(&[]), Is(&refused));
+    let listen = format!("follow --listen {in_use}");
+    let taken = format!("damx: cannot listen on {in_use}: address already in use\n");
+    run(&listen, 5, Has(&[]), Is(&taken));
+    let (_, errors) = Damx::line("follow --connect localhost").exits_with(2);
+    assert!(errors.contains("expected HOST:PORT"), "{errors}");
 
     let (mut follower, address) = Damx::listening("follow --max-connections 1");
     // The one connection allowed, held open without a word.
