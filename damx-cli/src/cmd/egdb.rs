@@ -79,20 +79,15 @@ pub(crate) fn run(action: &Action, dir: Option<PathBuf>, out: &mut dyn Write) ->
         Action::Verify { pieces } => {
             let report = with_events(out, |observer| egdb::verify(&dir, *pieces, 1, observer))?
                 .map_err(egdb_error)?;
-            for line in report.problems.iter().map(|p| format!("skipped {p}")) {
-                problem!("{line}");
+            for skipped in &report.problems {
+                problem!("skipped {skipped}");
             }
             for example in &report.examples {
                 problem!("{example}");
             }
             writeln!(out, "{report}").map_err(Error::stdout)?;
-            if report.is_ok() {
-                return Ok(());
-            }
-            let dir = dir.display();
-            Err(Error::Invalid(format!(
-                "the databases in {dir} did not verify"
-            )))
+            let failed = format!("the databases in {} did not verify", dir.display());
+            report.is_ok().then_some(()).ok_or(Error::Invalid(failed))
         }
     }
 }
