@@ -30,7 +30,7 @@ use crossbeam_channel::{Receiver, Sender, never, select, unbounded};
 use damx_rules::{Move, MoveTextError, MoveTextErrorKind, Position};
 use damx_wire::EndReason;
 
-use crate::config::{Role, SessionConfig};
+use crate::config::{Role, SeriesPlan, SessionConfig};
 use crate::driver::{Control, Endpoint, SessionError, SessionReport, run};
 use crate::engine_player::{EnginePlayerOptions, play_against_engine};
 use crate::event::{Command, Event};
@@ -267,6 +267,24 @@ impl Opponent {
                 ..
             }
         )
+    }
+
+    /// The person's session against this opponent, from `session` (their DXP options and
+    /// records): named by [`person_name`], and when the person asks for the games
+    /// ([`Opponent::person_initiates`]) an Initiator's playing `plan` from `start` (none: the
+    /// normal start).
+    pub fn person_session(
+        &self,
+        mut session: SessionConfig,
+        plan: &SeriesPlan,
+        start: Option<Position>,
+    ) -> SessionConfig {
+        session.name = Some(person_name(session.name.take()));
+        if self.person_initiates() {
+            let openings: Vec<Position> = start.into_iter().collect();
+            session.role = plan.role(&openings);
+        }
+        session
     }
 }
 
@@ -861,6 +879,41 @@ mod tests {
             .ok()
             .filter(|user| !user.trim().is_empty());
         assert_eq!(person_name(None), user.unwrap_or_else(|| "player".into()));
+    }
+
+    /// A person's session is named; it asks for the games as the plan says, from the start
+    /// given, unless the person is the Follower.
+    #[test]
+    fn a_persons_session_follows_the_opponent() {
+        use crate::config::{RoleConfig, SeriesColors};
+        let plan = SeriesPlan {
+            games: 2,
+            minutes: 60,
+            move_limit: 0,
+            colors: SeriesColors::Fixed(Color::Black),
+        };
+        let start = Position::from_fen_or_startpos("W:W31-48:B3-20").unwrap();
+        let named = SessionConfig {
+            name: Some("Ann".into()),
+            ..SessionConfig::default()
+        };
+        let engine = Opponent::Engine(Box::default());
+        let session = engine.person_session(named.clone(), &plan, Some(start));
+        assert_eq!(session.name.as_deref(), Some("Ann"));
+        let (RoleConfig::Initiator(ours), RoleConfig::Initiator(planned)) =
+            (session.role, plan.role(&[start]))
+        else {
+            panic!("the person initiates against the engine");
+        };
+        assert_eq!(ours, planned);
+        let program = |role| Opponent::Program {
+            endpoint: Endpoint::Connect("127.0.0.1:27531".parse().unwrap()),
+            role,
+        };
+        let follower = program(Role::Follower).person_session(named.clone(), &plan, Some(start));
+        assert!(matches!(follower.role, RoleConfig::Follower(_)));
+        let initiator = program(Role::Initiator).person_session(named, &plan, None);
+        assert!(matches!(initiator.role, RoleConfig::Initiator(_)));
     }
 
     /// Typed lines come without their line ends, the last one without a line end too, and the

@@ -20,7 +20,7 @@ use damx_session::{
 
 use super::{EngineArgs, words};
 use crate::session::Side;
-use damx_session::seat::{Opponent, person_name};
+use damx_session::seat::Opponent;
 use damx_session::tournament::OpeningSource;
 use damx_session::tournament::spec::{Limit, LocalPlayer, Seconds, parse_seconds};
 use damx_session::{Address, Endpoint, hash_per_session};
@@ -510,14 +510,9 @@ impl PlayArgs {
     pub(crate) fn session(&self, opponent: &Opponent) -> SessionConfig {
         let mut session = SessionConfig::default();
         self.dxp.apply(&mut session);
-        session.name = Some(person_name(session.name.take()));
         session.records = self.records.records(Some(DEFAULT_PDN));
-        if opponent.person_initiates() {
-            let plan = self.plan.plan(60, SeriesColors::Fixed(Color::White));
-            let openings: Vec<Position> = self.start.into_iter().collect();
-            session.role = plan.role(&openings);
-        }
-        session
+        let plan = self.plan.plan(60, SeriesColors::Fixed(Color::White));
+        opponent.person_session(session, &plan, self.start)
     }
 }
 
