@@ -479,7 +479,7 @@ pub(crate) struct AnalyseArgs {
     pub(crate) ply: Option<usize>,
 
     /// Search this many plies deep
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=127))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(damx_engine::MAX_DEPTH)))]
     depth: Option<u32>,
 
     /// Search for this many seconds (decimals allowed) [default without --depth or --nodes: 10]
@@ -517,7 +517,7 @@ pub(crate) struct BenchArgs {
         long,
         value_name = "N",
         default_value_t = BENCH_DEPTH,
-        value_parser = clap::value_parser!(u32).range(1..=127)
+        value_parser = clap::value_parser!(u32).range(1..=i64::from(damx_engine::MAX_DEPTH))
     )]
     depth: u32,
 

@@ -75,6 +75,7 @@ pub use features::SearchFeatures;
 pub use limits::{Clock, DEFAULT_PACE, Limits, StopSignal};
 pub use report::{AnalysisLine, MoveCount, PerftReport};
 pub use score::Score;
+pub use search::MAX_DEPTH;
 
 use damx_rules::Position;
 

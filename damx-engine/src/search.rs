@@ -30,8 +30,9 @@ use crate::tt::{Bound, Entry, MoveCode, TranspositionTable};
 
 /// The deepest ply the search reaches (extensions included).
 pub(crate) const MAX_PLY: usize = 128;
-/// The deepest iteration.
-pub(crate) const MAX_DEPTH: u32 = 100;
+/// The deepest iteration: a search limited to a greater depth ([`crate::Limits::depth`]) stops
+/// here.
+pub const MAX_DEPTH: u32 = 100;
 
 const INFINITY: i32 = Score::WIN.0 + 1;
 const WIN: i32 = Score::WIN.0;

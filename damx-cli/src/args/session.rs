@@ -129,7 +129,7 @@ impl RecordArgs {
 #[derive(Debug, Args)]
 pub(crate) struct StrengthArgs {
     /// Search each move this many plies deep instead of playing by the clock
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=127))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(damx_engine::MAX_DEPTH)))]
     depth: Option<u32>,
 
     /// Search each move for this many seconds (decimals allowed) instead of playing by the clock

@@ -399,7 +399,9 @@ impl HubState {
             match key.as_str() {
                 "infinite" => level = Level::default(),
                 "depth" => match value.trim().parse::<u32>() {
-                    Ok(depth) if depth >= 1 => level.depth = Some(depth.min(127)),
+                    Ok(depth) if depth >= 1 => {
+                        level.depth = Some(depth.min(damx_engine::MAX_DEPTH))
+                    }
                     _ => return vec![bad()],
                 },
                 "nodes" => match value.trim().parse::<u64>() {

@@ -227,7 +227,9 @@ impl SpecBuilder {
                 }
                 self.builtin = Some(kind);
             }
-            "depth" => self.depth = Some(number(value)?.clamp(1, 127) as u32),
+            "depth" => {
+                self.depth = Some(number(value)?.clamp(1, u64::from(damx_engine::MAX_DEPTH)) as u32)
+            }
             "nodes" => self.nodes = Some(number(value)?),
             "movetime" => self.movetime = Some(parse_seconds(&needs(value)?).map_err(|e| e.0)?),
             "threads" => self.threads = Some(number(value)?.clamp(1, 1024) as usize),
