@@ -131,12 +131,20 @@ pub(crate) enum Command {
     Proxy(ProxyArgs),
 
     /// Turn DXP messages into JSON lines
-    #[command(display_order = 41, after_long_help = DECODE_EXAMPLES)]
-    Decode(DecodeArgs),
+    #[command(display_order = 41, after_long_help = DECODE_EXAMPLES,
+        mut_arg("messages", |arg| arg.conflicts_with("frames")
+            .help("DXP messages without their NUL (without any, lines are read from standard input)")),
+        mut_arg("frames", |arg| arg
+            .help("Read a raw stream of NUL-terminated frames, as sent over TCP, instead of lines")))]
+    Decode(ConvertArgs),
 
     /// Turn JSON lines into DXP messages
-    #[command(display_order = 42, after_long_help = ENCODE_EXAMPLES)]
-    Encode(EncodeArgs),
+    #[command(display_order = 42, after_long_help = ENCODE_EXAMPLES,
+        mut_arg("messages", |arg| arg.value_name("JSON")
+            .help("Messages as JSON objects (without any, lines are read from standard input)")),
+        mut_arg("frames", |arg| arg
+            .help("Write each message as a frame ending in a NUL, as sent over TCP, instead of a line")))]
+    Encode(ConvertArgs),
 
     /// Search a position with the built-in engine
     #[command(display_order = 50, alias = "analyze", after_long_help = ANALYSE_EXAMPLES)]
@@ -299,55 +307,27 @@ Examples:
 The total node count is the engine's behaviour signature: it changes exactly when the search \
 or the evaluation does (with one thread; several threads make it vary from run to run).";
 
-/// Where `decode` and `encode` read their items when no argument gives them.
+/// `damx decode` and `damx encode`: the items to convert, and frames instead of lines. The
+/// command sets the help of MESSAGE and `--frames`, which mean the one or the other.
 #[derive(Debug, Args)]
-pub(crate) struct FileArgs {
+pub(crate) struct ConvertArgs {
+    /// The items (without any, lines are read from standard input or --file)
+    #[arg(value_name = "MESSAGE", conflicts_with = "file")]
+    messages: Vec<OsString>,
+
     /// Read from this file instead of standard input ("-" is standard input)
     #[arg(short, long, value_name = "PATH")]
     file: Option<PathBuf>,
-}
 
-/// `damx decode`.
-#[derive(Debug, Args)]
-pub(crate) struct DecodeArgs {
-    /// DXP messages without their NUL (without any, lines are read from standard input)
-    #[arg(value_name = "MESSAGE", conflicts_with_all = ["file", "frames"])]
-    messages: Vec<OsString>,
-
-    #[command(flatten)]
-    input: FileArgs,
-
-    /// Read a raw stream of NUL-terminated frames, as sent over TCP, instead of lines
+    /// Frames ending in a NUL, as sent over TCP, instead of lines
     #[arg(long)]
     pub(crate) frames: bool,
 }
 
-impl DecodeArgs {
-    /// Where the messages come from.
+impl ConvertArgs {
+    /// Where the items come from.
     pub(crate) fn source(self) -> Source {
-        Source::choose(self.messages, self.input.file)
-    }
-}
-
-/// `damx encode`.
-#[derive(Debug, Args)]
-pub(crate) struct EncodeArgs {
-    /// Messages as JSON objects (without any, lines are read from standard input)
-    #[arg(value_name = "JSON", conflicts_with = "file")]
-    messages: Vec<OsString>,
-
-    #[command(flatten)]
-    input: FileArgs,
-
-    /// Write each message as a frame ending in a NUL, as sent over TCP, instead of a line
-    #[arg(long)]
-    pub(crate) frames: bool,
-}
-
-impl EncodeArgs {
-    /// Where the messages come from.
-    pub(crate) fn source(self) -> Source {
-        Source::choose(self.messages, self.input.file)
+        Source::choose(self.messages, self.file)
     }
 }
 

@@ -1,5 +1,6 @@
 //! The one error type of the binary, and the exit code each kind of failure maps to: the
-//! table `damx --help` shows (`EXIT_CODES` in [`crate::args`]), one constant a code here.
+//! table `damx --help` shows (`EXIT_CODES` in [`crate::args`]), one constant a code here; an interrupted command exits
+//! with 128 plus the number of the signal ([`damx_session::interrupt::exit_code`]).
 //!
 //! A closed standard output (`damx decode ... | head -1`) is not a failure: the command stops
 //! quietly with code 0, as ripgrep does.
@@ -24,9 +25,6 @@ pub(crate) const EXIT_IO: u8 = 3;
 pub(crate) const EXIT_PEER: u8 = 4;
 /// Exit code for a connection that could not be made.
 pub(crate) const EXIT_NETWORK: u8 = 5;
-/// Exit code after Ctrl-C (128 + SIGINT, as shells report it); SIGTERM and SIGHUP give
-/// 128 plus their own numbers ([`crate::session::interrupt_exit_code`]).
-pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 /// Why a command failed.
 #[derive(Debug)]
@@ -107,7 +105,7 @@ impl Error {
             Error::Io { .. } => EXIT_IO,
             Error::Peer(_) => EXIT_PEER,
             Error::Network { .. } => EXIT_NETWORK,
-            Error::Interrupted => crate::session::interrupt_exit_code(),
+            Error::Interrupted => damx_session::interrupt::exit_code(),
         })
     }
 }
@@ -152,7 +150,7 @@ impl fmt::Display for Error {
                 write!(f, "{context}: {}", describe_io(source))
             }
             Error::Interrupted => {
-                write!(f, "interrupted by {}", crate::session::interrupt_name())
+                write!(f, "interrupted by {}", damx_session::interrupt::name())
             }
         }
     }

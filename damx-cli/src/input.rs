@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal, Read};
+use std::io::{self, BufRead, BufReader, IsTerminal};
 use std::path::PathBuf;
 
 use damx_wire::LineReader;
@@ -120,19 +120,14 @@ impl fmt::Display for Origin {
     }
 }
 
-/// Reads the whole of `source` as text (a PDN file), with the error naming it.
+/// Reads the whole of a file (`-`: standard input) as text (a PDN file), with the error
+/// naming it.
 pub(crate) fn read_text(path: &std::path::Path) -> Result<String, Error> {
-    let mut text = String::new();
     if path.as_os_str() == "-" {
-        io::stdin()
-            .read_to_string(&mut text)
-            .map_err(Error::stdin)?;
+        io::read_to_string(io::stdin()).map_err(Error::stdin)
     } else {
-        File::open(path)
-            .and_then(|mut file| file.read_to_string(&mut text))
-            .map_err(|e| Error::file("read", path, e))?;
+        std::fs::read_to_string(path).map_err(|e| Error::file("read", path, e))
     }
-    Ok(text)
 }
 
 #[cfg(test)]

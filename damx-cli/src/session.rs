@@ -1,29 +1,14 @@
 //! What the session commands share: a session run on a thread of its own while its events are
-//! shown ([`drive`]), Ctrl-C, and the exit code a session earns.
-//!
-//! # Ctrl-C, SIGTERM and SIGHUP
-//!
-//! A session command routes Ctrl-C (SIGINT), and as well SIGTERM (`kill`, `systemctl stop`,
-//! a container stopping) and SIGHUP (the terminal closed), to its session with
-//! [`on_interrupt`]: the first
-//! one asks the session to stop ([`Command::Stop`]: the running game ends with a GAMEEND with
-//! stop code `1` on our turn, its record is saved, and the connection closes), the second one
-//! aborts it ([`Command::Abort`]: the connection closes at once, the game is recorded as
-//! aborted), a third one ends the process at once. Either way the command exits with the
-//! conventional code of the first signal, 128 plus its number ([`interrupt_exit_code`]: 130
-//! for SIGINT, 143 for SIGTERM, 129 for SIGHUP), as a shell reports a process ended by it,
-//! so that a script or a service manager can tell an interrupted series from a finished one.
-//!
-//! [`verdict`] turns the sessions' reports into the command's result, with the exit codes of
-//! `damx --help`.
+//! shown ([`drive`]), Ctrl-C, SIGTERM and SIGHUP routed to it with a word to the person
+//! ([`on_interrupt`]; what each does: [`damx_session::interrupt`]), and the exit code a
+//! session earns ([`verdict`], with the codes of `damx --help`).
 
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
-use std::sync::{Mutex, Once};
 use std::thread;
 
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use damx_session::hub::{HubPlayerOptions, local_player};
+use damx_session::interrupt;
 use damx_session::render::{Line, RenderOptions, Renderer};
 use damx_session::{
     Command, Control, Endpoint, EnginePlayerOptions, Outcome, SessionConfig, SessionError,
@@ -123,104 +108,24 @@ where
     Ok(report?)
 }
 
-/// How many times Ctrl-C was pressed.
-static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
-
-/// What Ctrl-C does: what the first one says it does (on standard error), and where the
-/// commands go (the running session, server or series).
-type Route = (&'static str, Box<dyn Fn(Command) + Send>);
-
-static ROUTE: Mutex<Option<Route>> = Mutex::new(None);
-
 /// What the first Ctrl-C does in a session.
 const ENDS_THE_GAME: &str = "a running game ends on our turn and is saved";
 
-/// Sends Ctrl-C to `route` from now on: [`Command::Stop`] the first time, [`Command::Abort`]
-/// the second; the third ends the process. The first one tells the person `first`, what it does.
+/// Sends Ctrl-C, SIGTERM and SIGHUP to `route` from now on ([`interrupt::route`]: the first
+/// one stops, the second aborts, the third ends the process), telling the person what each
+/// does: `first` says what the first one does.
 pub(crate) fn on_interrupt(first: &'static str, route: impl Fn(Command) + Send + 'static) {
-    if let Ok(mut slot) = ROUTE.lock() {
-        *slot = Some((first, Box::new(route)));
-    }
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(install_handler);
-}
-
-/// SIGINT's number, the signal of Ctrl-C (the same on every Unix; what Windows' Ctrl-C counts as).
-const SIGINT: i32 = 2;
-
-/// The signal that first interrupted the command; 0 before any.
-static FIRST_SIGNAL: AtomicI32 = AtomicI32::new(0);
-
-/// Routes SIGINT, SIGTERM and SIGHUP to [`interrupted_now`] on a thread of their own.
-#[cfg(unix)]
-fn install_handler() {
-    use signal_hook::consts::{SIGHUP, SIGTERM};
-    let spawned =
-        signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]).and_then(|mut signals| {
-            std::thread::Builder::new()
-                .name("signals".to_owned())
-                .spawn(move || {
-                    for signal in signals.forever() {
-                        interrupted_now(signal);
-                    }
-                })
-        });
-    if let Err(error) = spawned {
+    let routed = interrupt::route(move |command| {
+        if command == Command::Stop {
+            note!("stopping: {first} (Ctrl-C again to abort)");
+        } else {
+            note!("aborting: closing the connection now (Ctrl-C again to quit at once)");
+        }
+        route(command);
+    });
+    if let Err(error) = routed {
         debug!("signals cannot be handled: {error}");
     }
-}
-
-/// Routes Ctrl-C to [`interrupted_now`].
-#[cfg(not(unix))]
-fn install_handler() {
-    if let Err(error) = ctrlc::set_handler(|| interrupted_now(SIGINT)) {
-        debug!("Ctrl-C cannot be handled: {error}");
-    }
-}
-
-/// The exit code of an interrupted command: 128 plus the number of the first signal.
-pub(crate) fn interrupt_exit_code() -> u8 {
-    let signal = match FIRST_SIGNAL.load(Ordering::SeqCst) {
-        0 => SIGINT,
-        signal => signal,
-    };
-    u8::try_from(128 + signal.clamp(1, 127)).unwrap_or(crate::error::EXIT_INTERRUPTED)
-}
-
-/// What interrupted the command, in words: `Ctrl-C`, `SIGTERM`, `SIGHUP`.
-pub(crate) fn interrupt_name() -> &'static str {
-    match FIRST_SIGNAL.load(Ordering::SeqCst) {
-        1 => "SIGHUP",
-        15 => "SIGTERM",
-        0 | SIGINT => "Ctrl-C",
-        _ => "a signal",
-    }
-}
-
-/// The signal handler (on the handler's own thread), for signal number `signal`.
-fn interrupted_now(signal: i32) {
-    let _ = FIRST_SIGNAL.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
-    let count = INTERRUPTS.fetch_add(1, Ordering::SeqCst) + 1;
-    if count > 2 {
-        std::process::exit(i32::from(interrupt_exit_code()));
-    }
-    // The route is set before the handler is installed.
-    let Ok(slot) = ROUTE.lock() else { return };
-    let Some((first, route)) = slot.as_ref() else {
-        return;
-    };
-    if count == 1 {
-        note!("stopping: {first} (Ctrl-C again to abort)");
-        route(Command::Stop);
-    } else {
-        note!("aborting: closing the connection now (Ctrl-C again to quit at once)");
-        route(Command::Abort);
-    }
-}
-
-/// Whether Ctrl-C was pressed.
-pub(crate) fn interrupted() -> bool {
-    INTERRUPTS.load(Ordering::SeqCst) > 0
 }
 
 /// The command's result after these sessions: interrupted, or what they came to
@@ -228,7 +133,7 @@ pub(crate) fn interrupted() -> bool {
 pub(crate) fn verdict<'a>(
     reports: impl IntoIterator<Item = &'a SessionReport>,
 ) -> Result<(), Error> {
-    if interrupted() {
+    if interrupt::interrupted() {
         return Err(Error::Interrupted);
     }
     match SessionReport::outcome(reports) {

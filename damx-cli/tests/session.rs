@@ -370,7 +370,7 @@ fn ctrl_c_stops_a_waiting_follower_and_the_proxy() {
     let mut peer = scripted_peer(&address);
     peer.send(b"CHello\0");
     proxy.expect("the chat", |line| line.ends_with("A chats: Hello"));
-    proxy.interrupt();
+    proxy.signal("INT");
     let (out, errors) = proxy.exits_with(130);
     assert!(
         out.ends_with("1 frames from A, 0 from B, 0 findings"),
@@ -378,10 +378,10 @@ fn ctrl_c_stops_a_waiting_follower_and_the_proxy() {
     );
     assert!(errors.contains("closing both connections"), "{errors}");
     drop(peer);
-    follower.interrupt();
+    follower.signal("INT");
     follower.exits_with(130);
 
     let (waiting, _) = Damx::listening("follow");
-    waiting.interrupt();
+    waiting.signal("INT");
     waiting.exits_with(130);
 }

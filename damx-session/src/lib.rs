@@ -16,7 +16,9 @@
 //!   [`Player`] thinking on its own thread; [`run`] does the same over an [`Endpoint`]
 //!   (connect or listen), [`play_loopback`] plays two sessions against each other on
 //!   127.0.0.1 ([`play_against_engine`]: any player against the built-in engine), and
-//!   [`serve`] is a Follower that serves several connections at once.
+//!   [`serve`] is a Follower that serves several connections at once. [`interrupt`] routes
+//!   Ctrl-C, SIGTERM and SIGHUP to them: the first stops the running game properly, the
+//!   second aborts it.
 //! - Players: [`EnginePlayer`] (the damx engine), [`FirstLegalPlayer`], [`RandomPlayer`],
 //!   [`ScriptedPlayer`]; anything else implements [`Player`]. A person plays through a
 //!   [`ChannelPlayer`] and a [`seat::Seat`], which turns what they want into moves and commands
@@ -116,6 +118,7 @@ pub mod driver;
 pub mod engine_player;
 pub mod event;
 pub mod hub;
+pub mod interrupt;
 pub mod machine;
 pub mod monitor;
 pub mod player;

@@ -570,6 +570,8 @@ fn the_standings_serialize_as_one_json_line() {
         )
     );
     assert_eq!(report.records_trouble(), None);
+    let standings = serde_json::to_string(&report).unwrap();
+    assert_eq!(report.json_lines(), standings + "\n");
     let failed = TournamentReport {
         finished: 3,
         records_failed: 2,
@@ -596,6 +598,15 @@ fn a_series_without_kept_games_counts_them() {
             |report: &TournamentReport| -> u32 { report.reasons.iter().map(|(_, n)| n).sum() };
         assert_eq!(games(&counted), 4);
         assert_eq!(games(&kept), 4);
+        // The JSON output: a line a kept game, then the standings.
+        let json = kept.json_lines();
+        assert_eq!(json.lines().count(), 5, "{json}");
+        assert!(
+            json.lines()
+                .last()
+                .unwrap()
+                .contains(r#""type":"standings""#)
+        );
     });
 }
 

@@ -59,12 +59,6 @@ pub(crate) struct PaceArgs {
     pace: u64,
 }
 
-impl PaceArgs {
-    fn gap(&self) -> Duration {
-        Duration::from_millis(self.pace)
-    }
-}
-
 /// Our side of the DXP dialogue.
 #[derive(Debug, Args)]
 pub(crate) struct DxpArgs {
@@ -90,7 +84,7 @@ impl DxpArgs {
     /// Applies these options to `config`.
     fn apply(&self, config: &mut SessionConfig) {
         config.name = self.name.clone();
-        config.frame_gap = self.pace.gap();
+        config.frame_gap = Duration::from_millis(self.pace.pace);
         config.timeouts.reply = self.reply_timeout.0;
         config.timeouts.peer_move = self.move_timeout.0;
     }
@@ -441,7 +435,7 @@ impl DemoArgs {
     pub(crate) fn session(&self) -> SessionConfig {
         let mut session = SessionConfig::initiator(Default::default());
         session.role = self.plan().role(&[]);
-        session.frame_gap = self.pace.gap();
+        session.frame_gap = Duration::from_millis(self.pace.pace);
         session.records = self.records.records(Some(DEFAULT_PDN));
         session.records.event = Some("damx demo".to_owned());
         session

@@ -11,7 +11,8 @@ use damx_session::render::escaped;
 use crate::args::ProxyArgs;
 use crate::error::Error;
 use crate::log::{self, Level};
-use crate::session::{interrupted, on_interrupt};
+use crate::session::on_interrupt;
+use damx_session::interrupt::interrupted;
 
 /// Relays one connection between the two programs and logs it.
 pub(crate) fn run(config: &ProxyArgs, out: &mut dyn Write) -> Result<(), Error> {

@@ -23,7 +23,8 @@ use damx_session::tournament::{
 use crate::error::Error;
 use crate::log::{Level, enabled, info, note};
 use crate::progress::Progress;
-use crate::session::{interrupted, on_interrupt};
+use crate::session::on_interrupt;
+use damx_session::interrupt::interrupted;
 
 /// Plays the series, printing as it goes (with `json`, the results as JSON lines instead of
 /// the event stream and the table).
@@ -81,17 +82,14 @@ pub(crate) fn run(series: &TournamentConfig, json: bool, out: &mut dyn Write) ->
 
 /// The end of the series: with `--json` each game's line and the standings, else the table.
 fn print_report(json: bool, report: &TournamentReport, out: &mut dyn Write) -> Result<(), Error> {
-    if json {
-        for line in &report.games {
-            writeln!(out, "{}", line.to_json()).map_err(Error::stdout)?;
-        }
-        serde_json::to_writer(&mut *out, report).map_err(|e| Error::stdout(e.into()))?;
-        writeln!(out).map_err(Error::stdout)
+    let text = if json {
+        report.json_lines()
     } else {
-        write!(out, "{}", table(report))
-            .and_then(|()| out.flush())
-            .map_err(Error::stdout)
-    }
+        table(report)
+    };
+    write!(out, "{text}")
+        .and_then(|()| out.flush())
+        .map_err(Error::stdout)
 }
 
 /// One event on standard output: its line, or with `--json` the finished game's JSON line.

@@ -221,12 +221,7 @@ impl Damx {
         self.send(format!("{line}\n").as_bytes());
     }
 
-    /// Sends SIGINT, as Ctrl-C does.
-    pub fn interrupt(&self) {
-        self.signal("INT");
-    }
-
-    /// Sends the signal `name` (`INT`, `TERM`, `HUP`).
+    /// Sends the signal `name` (`INT` as Ctrl-C does, `TERM`, `HUP`).
     pub fn signal(&self, name: &str) {
         let status = Command::new("kill")
             .args([&format!("-{name}"), &self.child.id().to_string()])

@@ -329,6 +329,14 @@ impl TournamentReport {
             )
         })
     }
+
+    /// The JSON output of a series (`damx match --json`): each kept game's results line, then
+    /// the standings line, each ending in a line break.
+    pub fn json_lines(&self) -> String {
+        let games = self.games.iter().map(GameLine::to_json);
+        let standings = serde_json::to_string(self).unwrap_or_default();
+        games.chain([standings]).map(|line| line + "\n").collect()
+    }
 }
 
 /// The standings line of `damx match --json` and `damx tournament --json`: `type`
