@@ -1,6 +1,6 @@
 //! The one error type of the binary, and the exit code each kind of failure maps to: the
-//! table `damx --help` shows (`EXIT_CODES` in [`crate::args`]), one constant a code here; an interrupted command exits
-//! with 128 plus the number of the signal ([`damx_session::interrupt::exit_code`]).
+//! table `damx --help` shows (`EXIT_CODES` in [`crate::args`]), one constant a code here, and
+//! after a signal 128 plus its number ([`damx_session::interrupt::exit_code`]).
 //!
 //! A closed standard output (`damx decode ... | head -1`) is not a failure: the command stops
 //! quietly with code 0, as ripgrep does.

@@ -5,6 +5,7 @@
 use std::io::{self, Write};
 
 use damx_session::Control;
+use damx_session::interrupt::interrupted;
 use damx_session::proxy::{Entry, run_proxy};
 use damx_session::render::escaped;
 
@@ -12,7 +13,6 @@ use crate::args::ProxyArgs;
 use crate::error::Error;
 use crate::log::{self, Level};
 use crate::session::on_interrupt;
-use damx_session::interrupt::interrupted;
 
 /// Relays one connection between the two programs and logs it.
 pub(crate) fn run(config: &ProxyArgs, out: &mut dyn Write) -> Result<(), Error> {

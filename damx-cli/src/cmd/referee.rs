@@ -14,6 +14,7 @@
 use std::io::Write;
 
 use damx_session::Command;
+use damx_session::interrupt::interrupted;
 use damx_session::tournament::table::{Status, table};
 use damx_session::tournament::{
     EndKind, TournamentConfig, TournamentControl, TournamentError, TournamentEvent,
@@ -24,7 +25,6 @@ use crate::error::Error;
 use crate::log::{Level, enabled, info, note};
 use crate::progress::Progress;
 use crate::session::on_interrupt;
-use damx_session::interrupt::interrupted;
 
 /// Plays the series, printing as it goes (with `json`, the results as JSON lines instead of
 /// the event stream and the table).
