@@ -58,12 +58,16 @@ the pattern evaluation's training pipeline (see README, Training):
     (default 0.1) of the positions held out (the last games of the last files); starts from START (builtin, zero or a .dxw file; default builtin, zero on the hand base);
     on BASE (zero, the default: the weights are the whole evaluation; or hand: the regions
     correct the hand evaluation, the globals stay zero);
-    writes OUT (.dxw) with the weights of the best validation epoch, and OUT.log";
+    writes OUT (.dxw) with the weights of the best validation epoch, and OUT.log;
+    MODEL (regions, the engine's, by default) may add to the regions a second table set for
+    the side not to move (tempo) or 18 regions of two rows by four squares (wide), or both
+    (tempo+wide): those fit only to compare their losses with the engine's model on the same
+    positions, and write OUT.log alone";
 
 pub(crate) const ARGS: &str = "games [--games N] [--nodes N] [--seed N] [--shard I/N] [--dir DIR] [--weights W] \
                                [--random-plies N] [--threads N] | positions --out FILE [--min-ply N] GAMES-FILE... | \
                                fit --out FILE.dxw [--epochs N] [--batch N] [--lr X] [--decay X] [--shuffle epoch|once] [--l2 X] [--validation X] \
-                               [--seed N] [--start S] [--base zero|hand] [--threads N] POSITIONS-FILE... | \
+                               [--seed N] [--start S] [--base zero|hand] [--threads N] [--model M] POSITIONS-FILE... | \
                                endings --out FILE [--pieces N] [--min-pieces N] [--decided DIR] GAMES-FILE...";
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
@@ -606,13 +610,93 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     std::fs::rename(&partial, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// The weights being fitted, as reals: `[opening, ending]` pairs, the global features first,
-/// then the region tables.
-const PARAMETERS: usize = GLOBAL_COUNT + REGIONS * REGION_SIZE;
+/// Regions of the `wide` model: two rows by four neighbouring squares of each row (nine
+/// bands of two rows, two columns each).
+const WIDE: usize = 18;
+
+/// The `to move` global feature (+1 White, -1 Black).
+const TO_MOVE: usize = GLOBAL_COUNT - 1;
+
+/// The shape of the model being fitted: the engine's 28 regions, optionally with a second
+/// table set for the side not to move (`tempo`) and the wide regions (`wide`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Model {
+    tempo: bool,
+    wide: bool,
+}
+
+impl Model {
+    fn parse(text: &str) -> anyhow::Result<Model> {
+        let mut model = Model {
+            tempo: false,
+            wide: false,
+        };
+        for part in text.split('+') {
+            match part {
+                "regions" => {}
+                "tempo" => model.tempo = true,
+                "wide" => model.wide = true,
+                other => bail!("--model is regions, tempo, wide or a sum of them, not `{other}`"),
+            }
+        }
+        Ok(model)
+    }
+
+    /// Regions of one table set.
+    fn regions(self) -> usize {
+        REGIONS + if self.wide { WIDE } else { 0 }
+    }
+
+    /// Weights of one table set.
+    fn set_len(self) -> usize {
+        self.regions() * REGION_SIZE
+    }
+
+    /// All the weights being fitted, as reals: `[opening, ending]` pairs, the global
+    /// features first, then the table sets.
+    fn parameters(self) -> usize {
+        GLOBAL_COUNT + self.set_len() * if self.tempo { 2 } else { 1 }
+    }
+}
+
+/// The base-3 contents of the wide regions, from the side whose men are `own`, on the board
+/// as it stands or turned half a turn.
+fn wide_indices(own: u64, opp: u64, turned: bool) -> [u16; WIDE] {
+    let digit = |row: usize, column: usize| -> u16 {
+        let (row, column) = if turned {
+            (9 - row, 4 - column)
+        } else {
+            (row, column)
+        };
+        let bit = 5 * row + row / 2 + 1 + column;
+        if own >> bit & 1 == 1 {
+            1
+        } else if opp >> bit & 1 == 1 {
+            2
+        } else {
+            0
+        }
+    };
+    let mut indices = [0u16; WIDE];
+    for band in 0..9 {
+        for start in 0..2 {
+            let mut index = 0u16;
+            for row in [band + 1, band] {
+                for column in (start..start + 4).rev() {
+                    index = 3 * index + digit(row, column);
+                }
+            }
+            indices[band * 2 + start] = index;
+        }
+    }
+    indices
+}
 
 /// One prepared sample.
 struct Sample {
     terms: Terms,
+    /// White's and Black's wide regions (zero unless the model has them).
+    wide: [[u16; WIDE]; 2],
     /// White's score by the base: the hand evaluation, or zero.
     base: f32,
     /// White's result: 0, 0.5 or 1.
@@ -622,16 +706,32 @@ struct Sample {
 /// The model: White's score of a sample and, through `visit`, each weight's coefficient in
 /// it (per `[opening, ending]` pair: the count, before the phase blend).
 #[inline]
-fn visit(terms: &Terms, mut each: impl FnMut(usize, f32)) {
+fn visit(model: Model, sample: &Sample, mut each: impl FnMut(usize, f32)) {
+    let terms = &sample.terms;
     for (g, &count) in terms.globals.iter().enumerate() {
         if count != 0 {
             each(g, f32::from(count));
         }
     }
+    // With `tempo`, the side to move reads the first table set and the other side the second.
+    let (white_set, black_set) = match (model.tempo, terms.globals[TO_MOVE] > 0) {
+        (false, _) => (0, 0),
+        (true, true) => (0, 1),
+        (true, false) => (1, 0),
+    };
+    let white = GLOBAL_COUNT + white_set * model.set_len();
+    let black = GLOBAL_COUNT + black_set * model.set_len();
     for region in 0..REGIONS {
-        let base = GLOBAL_COUNT + region * REGION_SIZE;
-        each(base + terms.white[region] as usize, 1.0);
-        each(base + terms.black[region] as usize, -1.0);
+        let offset = region * REGION_SIZE;
+        each(white + offset + terms.white[region] as usize, 1.0);
+        each(black + offset + terms.black[region] as usize, -1.0);
+    }
+    if model.wide {
+        for region in 0..WIDE {
+            let offset = (REGIONS + region) * REGION_SIZE;
+            each(white + offset + sample.wide[0][region] as usize, 1.0);
+            each(black + offset + sample.wide[1][region] as usize, -1.0);
+        }
     }
 }
 
@@ -644,10 +744,10 @@ fn blend(terms: &Terms) -> (f32, f32) {
     )
 }
 
-fn score(weights: &[[f32; 2]], sample: &Sample) -> f32 {
+fn score(model: Model, weights: &[[f32; 2]], sample: &Sample) -> f32 {
     let (phase, scale) = blend(&sample.terms);
     let mut sum = 0.0;
-    visit(&sample.terms, |i, count| {
+    visit(model, sample, |i, count| {
         sum += count * (phase * weights[i][0] + (1.0 - phase) * weights[i][1]);
     });
     sample.base + sum * scale
@@ -665,10 +765,10 @@ fn cross_entropy(x: f32, y: f32) -> f64 {
 }
 
 /// The mean cross-entropy of `samples` under `weights` at scale `k`.
-fn data_loss(weights: &[[f32; 2]], samples: &[Sample], k: f32) -> f64 {
+fn data_loss(model: Model, weights: &[[f32; 2]], samples: &[Sample], k: f32) -> f64 {
     let sum: f64 = samples
         .par_iter()
-        .map(|s| cross_entropy(k * score(weights, s), s.result))
+        .map(|s| cross_entropy(k * score(model, weights, s), s.result))
         .sum();
     sum / samples.len().max(1) as f64
 }
@@ -763,8 +863,11 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
             "start",
             "base",
             "threads",
+            "model",
         ],
     )?;
+    let model = Model::parse(options.get("model").unwrap_or("regions"))?;
+    let parameters = model.parameters();
     let out = PathBuf::from(options.get("out").context("fit needs --out FILE.dxw")?);
     let epochs: usize = options.number("epochs", 30)?;
     let batch: usize = options.number::<usize>("batch", 16384)?.max(1);
@@ -828,6 +931,15 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                 .par_iter()
                 .map(|l| Sample {
                     terms: Terms::of(&l.pieces),
+                    wide: if model.wide {
+                        let p = &l.pieces;
+                        [
+                            wide_indices(p.white_men, p.black_men, false),
+                            wide_indices(p.black_men, p.white_men, true),
+                        ]
+                    } else {
+                        [[0; WIDE]; 2]
+                    },
                     base: match base {
                         Base::Zero => 0.0,
                         Base::Hand => hand_white(&l.pieces),
@@ -865,19 +977,23 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         say(format!(
             "the hand evaluation on the validation positions: loss {hand:.6} (k = {hand_k:.6})"
         ));
-        let mut weights = vec![[0f32; 2]; PARAMETERS];
+        let mut weights = vec![[0f32; 2]; parameters];
         if base == Base::Zero {
             for (w, s) in weights.iter_mut().zip(start_weights.globals()) {
                 *w = [f32::from(s[0]), f32::from(s[1])];
             }
         }
-        for (w, s) in weights[GLOBAL_COUNT..].iter_mut().zip(start_weights.tables()) {
-            *w = [f32::from(s[0]), f32::from(s[1])];
+        // The start's regions begin every table set; the wide regions begin at zero.
+        for set in 0..parameters / model.set_len() {
+            let first = GLOBAL_COUNT + set * model.set_len();
+            for (w, s) in weights[first..].iter_mut().zip(start_weights.tables()) {
+                *w = [f32::from(s[0]), f32::from(s[1])];
+            }
         }
         let report = |epoch: usize, weights: &[[f32; 2]], seconds: f64| {
-            let train = data_loss(weights, training, k);
+            let train = data_loss(model, weights, training, k);
             let pen = penalty(weights, l2);
-            let valid = data_loss(weights, validation, k);
+            let valid = data_loss(model, weights, validation, k);
             (
                 format!(
                     "epoch {epoch:>3}: training loss {:.6} + L2 {:.6} = {:.6}, validation loss {valid:.6} ({seconds:.1} s)",
@@ -892,7 +1008,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         say(line);
         let mut best = weights.clone();
         let mut best_epoch = 0;
-        let (mut m, mut v) = (vec![[0f32; 2]; PARAMETERS], vec![[0f32; 2]; PARAMETERS]);
+        let (mut m, mut v) = (vec![[0f32; 2]; parameters], vec![[0f32; 2]; parameters]);
         let (beta1, beta2, epsilon) = (0.9f32, 0.999f32, 1e-8f32);
         let mut step = 0i32;
         let chunk = (batch / rayon::current_num_threads().max(1)).max(256);
@@ -912,12 +1028,12 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                 let gradient = part
                     .par_chunks(chunk)
                     .map(|indices| {
-                        let mut g = vec![[0f32; 2]; PARAMETERS];
+                        let mut g = vec![[0f32; 2]; parameters];
                         for s in indices.iter().map(|&i| &training[i as usize]) {
-                            let p = sigmoid(k * score(&weights, s));
+                            let p = sigmoid(k * score(model, &weights, s));
                             let (phase, scale) = blend(&s.terms);
                             let error = (p - s.result) * k * scale;
-                            visit(&s.terms, |i, count| {
+                            visit(model, s, |i, count| {
                                 g[i][0] += error * count * phase;
                                 g[i][1] += error * count * (1.0 - phase);
                             });
@@ -931,7 +1047,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                         }
                         a
                     })
-                    .unwrap_or_else(|| vec![[0f32; 2]; PARAMETERS]);
+                    .unwrap_or_else(|| vec![[0f32; 2]; parameters]);
                 step += 1;
                 let n = part.len() as f32;
                 let correction1 = 1.0 - beta1.powi(step);
@@ -941,7 +1057,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                     Base::Zero => 0,
                     Base::Hand => GLOBAL_COUNT,
                 };
-                for i in first..PARAMETERS {
+                for i in first..parameters {
                     for phase in 0..2 {
                         let mut g = gradient[i][phase] / n;
                         if i >= GLOBAL_COUNT {
@@ -965,6 +1081,15 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                 best = weights.clone();
                 best_epoch = epoch;
             }
+        }
+        if model.tempo || model.wide {
+            say(format!(
+                "fit: epoch {best_epoch} kept (validation loss {best_loss:.6}); the engine reads the regions model only, so no weights file is written"
+            ));
+            let log_path = PathBuf::from(format!("{}.log", out.display()));
+            std::fs::write(&log_path, log)
+                .with_context(|| format!("cannot write {}", log_path.display()))?;
+            return Ok(());
         }
         let quantise = |w: f32| w.round().clamp(-30000.0, 30000.0) as i16;
         let mut globals = [[0i16; 2]; GLOBAL_COUNT];
@@ -1018,6 +1143,39 @@ mod tests {
         assert_eq!(back.result, 2);
         bytes[28] = 7 << 1;
         assert!(decode(&bytes).is_err());
+    }
+
+    /// The wide regions read each side's men from its own side of the board: the starting
+    /// position, where Black's men are White's turned half a turn, gives both sides the same
+    /// contents, and a lone man counts once in every region that holds it.
+    #[test]
+    fn wide_regions_are_colour_symmetric() {
+        let start = Position::initial();
+        let (white, black) = (
+            start.men(Color::White).bits(),
+            start.men(Color::Black).bits(),
+        );
+        assert_eq!(
+            wide_indices(white, black, false),
+            wide_indices(black, white, true)
+        );
+        assert_ne!(wide_indices(white, black, false), [0; WIDE]);
+        // Square 28 (row 5, the middle square of five) lies in both columns of bands 4 and
+        // 5: the upper row of band 4 (digits 3^4 to 3^7) and the lower row of band 5
+        // (3^0 to 3^3), at place 2 of the first column and place 1 of the second.
+        let man = Bitboard::from_square(damx_rules::Square::new(28).unwrap()).bits();
+        let indices = wide_indices(man, 0, false);
+        let set: Vec<(usize, u16)> = indices
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| **i != 0)
+            .map(|(r, i)| (r, *i))
+            .collect();
+        assert_eq!(
+            set,
+            vec![(8, 3u16.pow(6)), (9, 3u16.pow(5)), (10, 9), (11, 3)]
+        );
+        assert_eq!(global_names()[TO_MOVE], "to move");
     }
 
     /// Shards of one run play disjoint games.
