@@ -33,7 +33,7 @@ use damx_engine::pattern::{
     Base, GLOBAL_COUNT, PatternWeights, Pieces, REGION_SIZE, REGIONS, Terms, global_names,
 };
 use damx_engine::{Engine, EngineOptions, EvalParams, Limits, StopSignal};
-use damx_rules::{Bitboard, Color, Outcome, Position};
+use damx_rules::{Bitboard, Color, Outcome, Position, Square};
 use rayon::prelude::*;
 
 use crate::players;
@@ -626,11 +626,14 @@ struct Model {
 }
 
 impl Model {
+    /// The model the engine reads: the 28 regions alone.
+    const ENGINE: Model = Model {
+        tempo: false,
+        wide: false,
+    };
+
     fn parse(text: &str) -> anyhow::Result<Model> {
-        let mut model = Model {
-            tempo: false,
-            wide: false,
-        };
+        let mut model = Model::ENGINE;
         for part in text.split('+') {
             match part {
                 "regions" => {}
@@ -652,10 +655,15 @@ impl Model {
         self.regions() * REGION_SIZE
     }
 
+    /// Table sets: two with `tempo`, else one.
+    fn sets(self) -> usize {
+        if self.tempo { 2 } else { 1 }
+    }
+
     /// All the weights being fitted, as reals: `[opening, ending]` pairs, the global
     /// features first, then the table sets.
     fn parameters(self) -> usize {
-        GLOBAL_COUNT + self.set_len() * if self.tempo { 2 } else { 1 }
+        GLOBAL_COUNT + self.set_len() * self.sets()
     }
 }
 
@@ -668,10 +676,11 @@ fn wide_indices(own: u64, opp: u64, turned: bool) -> [u16; WIDE] {
         } else {
             (row, column)
         };
-        let bit = 5 * row + row / 2 + 1 + column;
-        if own >> bit & 1 == 1 {
+        let bit = Square::from_index(5 * row + column)
+            .map_or(0, |square| Bitboard::from_square(square).bits());
+        if own & bit != 0 {
             1
-        } else if opp >> bit & 1 == 1 {
+        } else if opp & bit != 0 {
             2
         } else {
             0
@@ -695,8 +704,8 @@ fn wide_indices(own: u64, opp: u64, turned: bool) -> [u16; WIDE] {
 /// One prepared sample.
 struct Sample {
     terms: Terms,
-    /// White's and Black's wide regions (zero unless the model has them).
-    wide: [[u16; WIDE]; 2],
+    /// White's and Black's wide regions, when the model has them.
+    wide: Option<Box<[[u16; WIDE]; 2]>>,
     /// White's score by the base: the hand evaluation, or zero.
     base: f32,
     /// White's result: 0, 0.5 or 1.
@@ -726,11 +735,11 @@ fn visit(model: Model, sample: &Sample, mut each: impl FnMut(usize, f32)) {
         each(white + offset + terms.white[region] as usize, 1.0);
         each(black + offset + terms.black[region] as usize, -1.0);
     }
-    if model.wide {
+    if let Some([white_wide, black_wide]) = sample.wide.as_deref() {
         for region in 0..WIDE {
             let offset = (REGIONS + region) * REGION_SIZE;
-            each(white + offset + sample.wide[0][region] as usize, 1.0);
-            each(black + offset + sample.wide[1][region] as usize, -1.0);
+            each(white + offset + white_wide[region] as usize, 1.0);
+            each(black + offset + black_wide[region] as usize, -1.0);
         }
     }
 }
@@ -931,15 +940,13 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                 .par_iter()
                 .map(|l| Sample {
                     terms: Terms::of(&l.pieces),
-                    wide: if model.wide {
+                    wide: model.wide.then(|| {
                         let p = &l.pieces;
-                        [
+                        Box::new([
                             wide_indices(p.white_men, p.black_men, false),
                             wide_indices(p.black_men, p.white_men, true),
-                        ]
-                    } else {
-                        [[0; WIDE]; 2]
-                    },
+                        ])
+                    }),
                     base: match base {
                         Base::Zero => 0.0,
                         Base::Hand => hand_white(&l.pieces),
@@ -984,7 +991,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
             }
         }
         // The start's regions begin every table set; the wide regions begin at zero.
-        for set in 0..parameters / model.set_len() {
+        for set in 0..model.sets() {
             let first = GLOBAL_COUNT + set * model.set_len();
             for (w, s) in weights[first..].iter_mut().zip(start_weights.tables()) {
                 *w = [f32::from(s[0]), f32::from(s[1])];
@@ -1082,16 +1089,8 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                 best_epoch = epoch;
             }
         }
-        if model.tempo || model.wide {
-            say(format!(
-                "fit: epoch {best_epoch} kept (validation loss {best_loss:.6}); the engine reads the regions model only, so no weights file is written"
-            ));
-            let log_path = PathBuf::from(format!("{}.log", out.display()));
-            std::fs::write(&log_path, log)
-                .with_context(|| format!("cannot write {}", log_path.display()))?;
-            return Ok(());
-        }
-        let quantise = |w: f32| w.round().clamp(-30000.0, 30000.0) as i16;
+        if model == Model::ENGINE {
+            let quantise = |w: f32| w.round().clamp(-30000.0, 30000.0) as i16;
         let mut globals = [[0i16; 2]; GLOBAL_COUNT];
         for (g, w) in globals.iter_mut().zip(&best) {
             *g = [quantise(w[0]), quantise(w[1])];
@@ -1114,6 +1113,11 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         ));
         for (name, [o, e]) in global_names().iter().zip(fitted.globals()) {
             say(format!("  {name:<22} {o:>6} {e:>6}"));
+        }
+        } else {
+            say(format!(
+                "fit: epoch {best_epoch} kept (validation loss {best_loss:.6}); the engine reads the regions model only, so no weights file is written"
+            ));
         }
         let log_path = PathBuf::from(format!("{}.log", out.display()));
         std::fs::write(&log_path, log)
@@ -1163,7 +1167,7 @@ mod tests {
         // Square 28 (row 5, the middle square of five) lies in both columns of bands 4 and
         // 5: the upper row of band 4 (digits 3^4 to 3^7) and the lower row of band 5
         // (3^0 to 3^3), at place 2 of the first column and place 1 of the second.
-        let man = Bitboard::from_square(damx_rules::Square::new(28).unwrap()).bits();
+        let man = Bitboard::from_square(Square::new(28).unwrap()).bits();
         let indices = wide_indices(man, 0, false);
         let set: Vec<(usize, u16)> = indices
             .iter()
