@@ -9,7 +9,9 @@
 //!   it stopped (its header must match the settings).
 //! - `positions`: every quiet position of those games (no capture for the side to move: the
 //!   positions the search evaluates), labelled with the game's result, deduplicated over all
-//!   input files (the first occurrence is kept), in a compact binary file.
+//!   input files (the first occurrence is kept), in a compact binary file; optionally each
+//!   searched to a node count too, its score kept beside the result, or (`--deviations`)
+//!   instead positions one random move off the games' lines, labelled by that score alone.
 //! - `fit`: logistic regression of the result on the pattern evaluation over all input files
 //!   pooled, with a held-out validation set, an L2 penalty on the region weights that is part
 //!   of the minimised loss, and the losses printed per epoch; writes a weights file (the
@@ -46,7 +48,12 @@ the pattern evaluation's training pipeline (see README, Training):
     0/1) into DIR/games-SEED-I-of-N.txt (DIR default train/); resumable; THREADS games at once
     (default: every core)
   positions: the quiet positions of GAMES-FILEs labelled with each game's result, deduplicated,
-    into OUT (a compact binary file); plies before MIN-PLY (default 6) are skipped
+    into OUT (a compact binary file); plies before MIN-PLY (default 6) are skipped; with
+    LABEL-NODES each position is also searched to that many nodes with WEIGHTS (default tuned)
+    on THREADS threads (default: every core), and White's score is kept beside the result
+    (resumable: the scores go to OUT.scores as they come); with DEVIATIONS N, OUT holds
+    instead positions off the games' lines: from every Nth position, where a random legal
+    move leads when that is quiet, labelled by their search score alone (LABEL-NODES needed)
   endings: from each game of GAMES-FILEs, the first quiet position of MIN-PIECES (default 6)
     to PIECES (default 7) pieces, as FEN lines into OUT (openings for `strength --openings`);
     with DECIDED (an endgame database directory or `default`) only those it calls won
@@ -58,16 +65,19 @@ the pattern evaluation's training pipeline (see README, Training):
     (default 0.1) of the positions held out (the last games of the last files); starts from START (builtin, zero or a .dxw file; default builtin, zero on the hand base);
     on BASE (zero, the default: the weights are the whole evaluation; or hand: the regions
     correct the hand evaluation, the globals stay zero);
-    writes OUT (.dxw) with the weights of the best validation epoch, and OUT.log;
+    with LAMBDA (default 1) below 1 the training positions' targets blend the result
+    (LAMBDA) with the prediction of their search scores (1 - LAMBDA), the validation ones stay
+    the results, and positions off the games' lines train with their search scores alone
+    (never held out); writes OUT (.dxw) with the weights of the best validation epoch, and OUT.log;
     MODEL (regions, the engine's, by default) may add to the regions a second table set for
     the side not to move (tempo) or 18 regions of two rows by four squares (wide), or both
     (tempo+wide): those fit only to compare their losses with the engine's model on the same
     positions, and write OUT.log alone";
 
 pub(crate) const ARGS: &str = "games [--games N] [--nodes N] [--seed N] [--shard I/N] [--dir DIR] [--weights W] \
-                               [--random-plies N] [--threads N] | positions --out FILE [--min-ply N] GAMES-FILE... | \
+                               [--random-plies N] [--threads N] | positions --out FILE [--min-ply N] [--label-nodes N] [--weights W] [--threads N] [--deviations N] GAMES-FILE... | \
                                fit --out FILE.dxw [--epochs N] [--batch N] [--lr X] [--decay X] [--shuffle epoch|once] [--l2 X] [--validation X] \
-                               [--seed N] [--start S] [--base zero|hand] [--threads N] [--model M] POSITIONS-FILE... | \
+                               [--seed N] [--start S] [--base zero|hand] [--threads N] [--model M] [--lambda X] POSITIONS-FILE... | \
                                endings --out FILE [--pieces N] [--min-pieces N] [--decided DIR] GAMES-FILE...";
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
@@ -361,18 +371,32 @@ fn resume(path: &Path, header: &str) -> anyhow::Result<HashSet<usize>> {
 
 /// The positions file: magic, version, record count, then records.
 const POSITIONS_MAGIC: [u8; 8] = *b"DAMXPOS\0";
-const POSITIONS_VERSION: u16 = 1;
+/// Version 1: a record is the pieces and the result; version 2 adds a search score.
+const POSITIONS_VERSION: u16 = 2;
 const POSITIONS_HEADER: usize = 8 + 2 + 8;
 /// Four 7-byte bitboards and a byte of side to move (bit 0, set for Black) and White's
-/// points times two (bits 1-2).
-const RECORD: usize = 29;
+/// points times two (bits 1-2; [`NO_RESULT`] for a position off the games' lines, which has a
+/// score instead); in version 2 then White's search score (`i16`, little-endian,
+/// [`NO_SCORE`] when the position was not searched).
+const RECORD_V1: usize = 29;
+const RECORD_V2: usize = 31;
+/// The result field of a position no game reached (see `positions --deviations`).
+const NO_RESULT: u8 = 3;
+/// The score field of a position that was not searched.
+const NO_SCORE: i16 = i16::MIN;
+/// Search scores are stored clamped to this (centi-men; a won position gets the bound).
+const SCORE_BOUND: i32 = 3000;
 
 /// One labelled position.
 #[derive(Clone, Copy)]
 struct Labelled {
     pieces: Pieces,
-    /// White's points times two: 0, 1 or 2.
+    /// White's points times two: 0, 1 or 2; [`NO_RESULT`] for a position off the games'
+    /// lines (it has a score).
     result: u8,
+    /// White's score by a search of the position (centi-men, within [`SCORE_BOUND`]), when
+    /// it was searched.
+    score: Option<i16>,
 }
 
 fn encode(record: &Labelled, out: &mut Vec<u8>) {
@@ -382,6 +406,7 @@ fn encode(record: &Labelled, out: &mut Vec<u8>) {
     }
     let side = u8::from(p.side_to_move == Color::Black);
     out.push(side | (record.result << 1));
+    out.extend_from_slice(&record.score.unwrap_or(NO_SCORE).to_le_bytes());
 }
 
 fn decode(bytes: &[u8]) -> anyhow::Result<Labelled> {
@@ -392,7 +417,23 @@ fn decode(bytes: &[u8]) -> anyhow::Result<Labelled> {
     };
     let flags = bytes[28];
     let result = flags >> 1;
-    ensure!(result <= 2, "bad result {result} in a record");
+    let score = match bytes.get(29..31) {
+        Some(&[low, high]) => match i16::from_le_bytes([low, high]) {
+            NO_SCORE => None,
+            score => {
+                ensure!(
+                    i32::from(score).abs() <= SCORE_BOUND,
+                    "a record with the score {score}, beyond {SCORE_BOUND}"
+                );
+                Some(score)
+            }
+        },
+        _ => None,
+    };
+    ensure!(
+        result <= 2 || (result == NO_RESULT && score.is_some()),
+        "bad result {result} in a record"
+    );
     let pieces = Pieces {
         white_men: bits(0),
         white_kings: bits(1),
@@ -416,7 +457,11 @@ fn decode(bytes: &[u8]) -> anyhow::Result<Labelled> {
             && all.iter().map(|b| b.count_ones()).sum::<u32>() == union.count_ones(),
         "a record with pieces off the board or on one square twice"
     );
-    Ok(Labelled { pieces, result })
+    Ok(Labelled {
+        pieces,
+        result,
+        score,
+    })
 }
 
 fn read_positions(path: &Path) -> anyhow::Result<Vec<Labelled>> {
@@ -427,16 +472,19 @@ fn read_positions(path: &Path) -> anyhow::Result<Vec<Labelled>> {
         path.display()
     );
     let version = u16::from_le_bytes([bytes[8], bytes[9]]);
-    ensure!(
-        version == POSITIONS_VERSION,
-        "{}: positions format version {version}, this build reads {POSITIONS_VERSION}",
-        path.display()
-    );
+    let record = match version {
+        1 => RECORD_V1,
+        POSITIONS_VERSION => RECORD_V2,
+        _ => bail!(
+            "{}: positions format version {version}, this build reads 1 and {POSITIONS_VERSION}",
+            path.display()
+        ),
+    };
     let mut count = [0u8; 8];
     count.copy_from_slice(&bytes[10..18]);
     let count = u64::from_le_bytes(count) as usize;
     let expected = count
-        .checked_mul(RECORD)
+        .checked_mul(record)
         .and_then(|n| n.checked_add(POSITIONS_HEADER));
     ensure!(
         expected == Some(bytes.len()),
@@ -446,7 +494,7 @@ fn read_positions(path: &Path) -> anyhow::Result<Vec<Labelled>> {
         expected.map_or("more".to_string(), |n| n.to_string())
     );
     bytes[POSITIONS_HEADER..]
-        .chunks_exact(RECORD)
+        .chunks_exact(record)
         .map(decode)
         .collect::<anyhow::Result<Vec<_>>>()
         .with_context(|| format!("in {}", path.display()))
@@ -506,14 +554,32 @@ fn is_quiet(position: &Position) -> bool {
 
 /// `positions`: quiet positions of games files, labelled and deduplicated.
 fn positions(args: &[String]) -> anyhow::Result<()> {
-    let options = Options::parse(args, &["out", "min-ply"])?;
+    let options = Options::parse(
+        args,
+        &[
+            "out",
+            "min-ply",
+            "label-nodes",
+            "weights",
+            "threads",
+            "deviations",
+        ],
+    )?;
     let out = PathBuf::from(options.get("out").context("positions needs --out FILE")?);
     let min_ply: usize = options.number("min-ply", 6)?;
+    let label_nodes: u64 = options.number("label-nodes", 0)?;
+    let threads: usize = options.number("threads", 0)?;
+    let deviations: usize = options.number("deviations", 0)?;
+    ensure!(
+        deviations == 0 || label_nodes > 0,
+        "--deviations writes positions no game reached: they need --label-nodes for a label"
+    );
     ensure!(!options.files.is_empty(), "positions needs games files");
     let start = Instant::now();
     let mut seen = HashSet::new();
     let mut records = Vec::new();
     let mut quiet = 0usize;
+    let mut deviated = Vec::new();
     let (games, plies) = replay(&options.files, |_, result, position, ply| {
         if ply >= min_ply && is_quiet(position) {
             quiet += 1;
@@ -521,11 +587,45 @@ fn positions(args: &[String]) -> anyhow::Result<()> {
                 records.push(Labelled {
                     pieces: Pieces::of(position),
                     result,
+                    score: None,
                 });
+                if deviations > 0 && quiet.is_multiple_of(deviations) {
+                    deviated.extend(deviation(position));
+                }
             }
         }
     })?;
-    let mut bytes = Vec::with_capacity(POSITIONS_HEADER + RECORD * records.len());
+    eprintln!(
+        "positions: {games} games, {plies} plies, {quiet} quiet positions, {} after deduplication in {:.1} s ({:.2} us a ply)",
+        records.len(),
+        start.elapsed().as_secs_f64(),
+        1e6 * start.elapsed().as_secs_f64() / plies.max(1) as f64
+    );
+    if deviations > 0 {
+        // The game positions were only the reference: the file holds the deviations not
+        // already among them, each once.
+        records = deviated
+            .into_iter()
+            .filter(|position| seen.insert(position.hash()))
+            .map(|position| Labelled {
+                pieces: Pieces::of(&position),
+                result: NO_RESULT,
+                score: None,
+            })
+            .collect();
+        eprintln!(
+            "positions: {} positions one random move off the games' lines (from every {deviations}th), the file's instead",
+            records.len()
+        );
+    }
+    if label_nodes > 0 {
+        let weights = options.get("weights").unwrap_or("tuned");
+        let scores = search_scores(&records, label_nodes, weights, threads, &out)?;
+        for (record, score) in records.iter_mut().zip(scores) {
+            record.score = Some(score);
+        }
+    }
+    let mut bytes = Vec::with_capacity(POSITIONS_HEADER + RECORD_V2 * records.len());
     bytes.extend_from_slice(&POSITIONS_MAGIC);
     bytes.extend_from_slice(&POSITIONS_VERSION.to_le_bytes());
     bytes.extend_from_slice(&(records.len() as u64).to_le_bytes());
@@ -533,15 +633,148 @@ fn positions(args: &[String]) -> anyhow::Result<()> {
         encode(record, &mut bytes);
     }
     write_atomically(&out, &bytes)?;
-    let elapsed = start.elapsed().as_secs_f64();
     eprintln!(
-        "positions: {games} games, {plies} plies, {quiet} quiet positions, {} after deduplication, into {} ({} bytes) in {elapsed:.1} s ({:.2} us a ply)",
+        "positions: {} positions into {} ({} bytes) in {:.1} s",
         records.len(),
         out.display(),
         bytes.len(),
-        1e6 * elapsed / plies.max(1) as f64
+        start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// A position off a game's line: where a random legal move from `position` leads (the move
+/// drawn from the position's own key, so the same games give the same deviations), when it
+/// is quiet and not over.
+fn deviation(position: &Position) -> Option<Position> {
+    let moves = position.legal_moves();
+    let mut rng = Rng::new(position.hash());
+    let next = position.play(&moves[rng.below(moves.len())]);
+    is_quiet(&next).then_some(next)
+}
+
+/// The scores file beside a positions file being labelled: magic, the fingerprint of the
+/// positions and settings, then one `i16` score per position in order, appended a chunk at a
+/// time so that an interrupted labelling resumes where it stopped.
+const SCORES_MAGIC: [u8; 8] = *b"DAMXSCR\0";
+const SCORES_HEADER: usize = 16;
+/// Positions searched between two appends to the scores file.
+const SCORES_CHUNK: usize = 16384;
+
+/// White's score of each record by a search of `nodes` nodes with the evaluation `weights`
+/// (a fresh table for every position, so the scores do not depend on the order or the
+/// threads), kept in `OUT.scores` as they come and resumed from there.
+fn search_scores(
+    records: &[Labelled],
+    nodes: u64,
+    weights: &str,
+    threads: usize,
+    out: &Path,
+) -> anyhow::Result<Vec<i16>> {
+    let eval = players::weights(weights)?;
+    let mut fingerprint = mix(nodes, records.len() as u64);
+    for byte in weights.bytes() {
+        fingerprint = mix(fingerprint, u64::from(byte));
+    }
+    for record in records {
+        let p = &record.pieces;
+        fingerprint = mix(fingerprint, p.white_men ^ p.black_kings.rotate_left(7));
+        fingerprint = mix(fingerprint, p.black_men ^ p.white_kings.rotate_left(13));
+    }
+    let path = PathBuf::from(format!("{}.scores", out.display()));
+    let mut scores = Vec::with_capacity(records.len());
+    if let Ok(bytes) = std::fs::read(&path)
+        && bytes.len() >= SCORES_HEADER
+        && bytes[..8] == SCORES_MAGIC
+        && bytes[8..16] == fingerprint.to_le_bytes()
+    {
+        scores.extend(
+            bytes[SCORES_HEADER..]
+                .chunks_exact(2)
+                .map(|pair| i16::from_le_bytes([pair[0], pair[1]]))
+                .take(records.len()),
+        );
+    }
+    let mut file =
+        std::fs::File::create(&path).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut head = SCORES_MAGIC.to_vec();
+    head.extend_from_slice(&fingerprint.to_le_bytes());
+    for score in &scores {
+        head.extend_from_slice(&score.to_le_bytes());
+    }
+    file.write_all(&head)?;
+    let pool = thread_pool(threads)?;
+    eprintln!(
+        "positions: searching {} of {} positions at {nodes} nodes on {} threads ({} resumed from {})",
+        records.len() - scores.len(),
+        records.len(),
+        pool.current_num_threads(),
+        scores.len(),
+        path.display()
+    );
+    let clock = Instant::now();
+    let resumed = scores.len();
+    let mut last_report = Instant::now();
+    while scores.len() < records.len() {
+        let chunk = &records[scores.len()..(scores.len() + SCORES_CHUNK).min(records.len())];
+        let searched: Vec<i16> = pool.install(|| {
+            chunk
+                .par_iter()
+                .map_init(
+                    || {
+                        Engine::new(EngineOptions {
+                            hash_mb: 1,
+                            eval: eval.clone(),
+                            ..EngineOptions::default()
+                        })
+                    },
+                    |engine, record| white_search_score(engine, &record.pieces, nodes),
+                )
+                .collect()
+        });
+        let bytes: Vec<u8> = searched.iter().flat_map(|s| s.to_le_bytes()).collect();
+        file.write_all(&bytes)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        scores.extend(searched);
+        if last_report.elapsed() >= Duration::from_secs(10) || scores.len() == records.len() {
+            last_report = Instant::now();
+            let done = scores.len() - resumed;
+            let elapsed = clock.elapsed().as_secs_f64();
+            eprintln!(
+                "positions: searched {}/{}, about {:.0} s left",
+                scores.len(),
+                records.len(),
+                (records.len() - scores.len()) as f64 * elapsed / done.max(1) as f64
+            );
+        }
+    }
+    Ok(scores)
+}
+
+/// White's score of `pieces` by a search of `nodes` nodes from a fresh table, within
+/// [`SCORE_BOUND`].
+fn white_search_score(engine: &mut Engine, pieces: &Pieces, nodes: u64) -> i16 {
+    let position = Position::from_pieces(
+        Bitboard::from_bits(pieces.white_men),
+        Bitboard::from_bits(pieces.white_kings),
+        Bitboard::from_bits(pieces.black_men),
+        Bitboard::from_bits(pieces.black_kings),
+        pieces.side_to_move,
+    );
+    let Ok(position) = position else { return 0 };
+    engine.new_game();
+    let result = engine.search(
+        &damx_rules::Game::new(position),
+        &Limits::nodes(nodes),
+        &StopSignal::new(),
+        &mut |_| {},
+    );
+    let score = result.score.value().clamp(-SCORE_BOUND, SCORE_BOUND);
+    let white = match pieces.side_to_move {
+        Color::White => score,
+        Color::Black => -score,
+    };
+    white as i16
 }
 
 /// `endings`: start positions for testing the endgame: from each game, the first quiet
@@ -708,8 +941,11 @@ struct Sample {
     wide: Option<Box<[[u16; WIDE]; 2]>>,
     /// White's score by the base: the hand evaluation, or zero.
     base: f32,
-    /// White's result: 0, 0.5 or 1.
-    result: f32,
+    /// White's result: 0, 0.5 or 1 (none off the games' lines).
+    result: Option<f32>,
+    /// What the fit predicts: the result, or on training positions with `--lambda` below 1
+    /// a blend of the result and the search score's prediction.
+    target: f32,
 }
 
 /// The model: White's score of a sample and, through `visit`, each weight's coefficient in
@@ -773,11 +1009,11 @@ fn cross_entropy(x: f32, y: f32) -> f64 {
     -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
 }
 
-/// The mean cross-entropy of `samples` under `weights` at scale `k`.
+/// The mean cross-entropy of `samples`' targets under `weights` at scale `k`.
 fn data_loss(model: Model, weights: &[[f32; 2]], samples: &[Sample], k: f32) -> f64 {
     let sum: f64 = samples
         .par_iter()
-        .map(|s| cross_entropy(k * score(model, weights, s), s.result))
+        .map(|s| cross_entropy(k * score(model, weights, s), s.target))
         .sum();
     sum / samples.len().max(1) as f64
 }
@@ -795,13 +1031,13 @@ fn penalty(weights: &[[f32; 2]], l2: f64) -> f64 {
 fn fit_scale(samples: &[Sample]) -> f32 {
     let material: Vec<(f32, f32)> = samples
         .iter()
-        .map(|s| {
+        .filter_map(|s| {
             let men = f32::from(s.terms.globals[0]);
             let kings = f32::from(s.terms.globals[1]);
-            (
+            Some((
                 (100.0 * men + 300.0 * kings) / f32::from(s.terms.divisor.max(1)),
-                s.result,
-            )
+                s.result?,
+            ))
         })
         .collect();
     best_scale(&material).0
@@ -873,6 +1109,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
             "base",
             "threads",
             "model",
+            "lambda",
         ],
     )?;
     let model = Model::parse(options.get("model").unwrap_or("regions"))?;
@@ -890,6 +1127,11 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
     };
     let l2: f64 = options.number("l2", 1e-7)?;
     let held: f64 = options.number("validation", 0.1)?;
+    let lambda: f32 = options.number("lambda", 1.0)?;
+    ensure!(
+        (0.0..=1.0).contains(&lambda),
+        "--lambda is the results' share of the target, in [0, 1]"
+    );
     let seed: u64 = options.number("seed", 1)?;
     let threads: usize = options.number("threads", 0)?;
     ensure!(
@@ -925,7 +1167,11 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         for path in &options.files {
             labelled.extend(read_positions(path)?);
         }
-        ensure!(labelled.len() >= 10, "too few positions ({})", labelled.len());
+        // Positions off the games' lines (`positions --deviations`) have no result: they
+        // train, by their search score, and are never held out.
+        let (mut labelled, deviations): (Vec<Labelled>, Vec<Labelled>) =
+            labelled.into_iter().partition(|l| l.result != NO_RESULT);
+        ensure!(labelled.len() >= 10, "too few game positions ({})", labelled.len());
         // The positions of a game lie together in the files: holding out the last ones keeps
         // whole games out of training (positions of one game share their label, so a split
         // by position would measure memory of games, not judgement).
@@ -933,9 +1179,36 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         let mut training = labelled.split_off(labelled.len() - validation_count);
         std::mem::swap(&mut training, &mut labelled);
         let held_out = labelled;
+        let deviation_count = deviations.len();
+        training.extend(deviations);
         let mut rng = Rng::new(seed);
         rng.shuffle(&mut training);
-        let prepare = |records: &[Labelled]| -> Vec<Sample> {
+        // The search scores' own scale: the `k` at which `sigmoid(k * score)` predicts the
+        // training results best. A target blends the result with that prediction; a position
+        // without a result has that prediction alone.
+        let score_k = if lambda < 1.0 || deviation_count > 0 {
+            let mut pairs = Vec::with_capacity(training.len());
+            for l in training.iter().filter(|l| l.result != NO_RESULT) {
+                let score = l.score.context(
+                    "--lambda below 1 and positions off the games' lines need searched game positions (`positions --label-nodes N`)",
+                )?;
+                pairs.push((f32::from(score), f32::from(l.result) / 2.0));
+            }
+            best_scale(&pairs).0
+        } else {
+            0.0
+        };
+        let target = |l: &Labelled, training: bool| -> f32 {
+            let result = f32::from(l.result) / 2.0;
+            match l.score {
+                Some(score) if l.result == NO_RESULT => sigmoid(score_k * f32::from(score)),
+                Some(score) if training && lambda < 1.0 => {
+                    lambda * result + (1.0 - lambda) * sigmoid(score_k * f32::from(score))
+                }
+                _ => result,
+            }
+        };
+        let prepare = |records: &[Labelled], training: bool| -> Vec<Sample> {
             records
                 .par_iter()
                 .map(|l| Sample {
@@ -951,17 +1224,21 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                         Base::Zero => 0.0,
                         Base::Hand => hand_white(&l.pieces),
                     },
-                    result: f32::from(l.result) / 2.0,
+                    result: (l.result != NO_RESULT).then(|| f32::from(l.result) / 2.0),
+                    target: target(l, training),
                 })
                 .collect()
         };
-        let (training, validation) = (prepare(&training), prepare(&held_out));
+        let (training, validation) = (prepare(&training, true), prepare(&held_out, false));
         let (training, validation) = (&training[..], &validation[..]);
         let samples = training.len() + validation.len();
         let k = match base {
             Base::Zero => fit_scale(training),
             Base::Hand => {
-                let pairs: Vec<(f32, f32)> = training.iter().map(|s| (s.base, s.result)).collect();
+                let pairs: Vec<(f32, f32)> = training
+                    .iter()
+                    .filter_map(|s| Some((s.base, s.result?)))
+                    .collect();
                 best_scale(&pairs).0
             }
         };
@@ -972,6 +1249,17 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
             log.push('\n');
         };
         say(format!("# {command}"));
+        if deviation_count > 0 {
+            say(format!(
+                "fit: {deviation_count} positions off the games' lines train with their search scores as targets"
+            ));
+        }
+        if lambda < 1.0 {
+            say(format!(
+                "fit: training targets {lambda} x result + {} x sigmoid({score_k:.6} x search score); validation targets the results",
+                1.0 - lambda
+            ));
+        }
         say(format!(
             "fit: {} positions from {} files ({} training, {} validation), prepared in {:.1} s; k = {k:.6}",
             samples,
@@ -1039,7 +1327,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                         for s in indices.iter().map(|&i| &training[i as usize]) {
                             let p = sigmoid(k * score(model, &weights, s));
                             let (phase, scale) = blend(&s.terms);
-                            let error = (p - s.result) * k * scale;
+                            let error = (p - s.target) * k * scale;
                             visit(model, s, |i, count| {
                                 g[i][0] += error * count * phase;
                                 g[i][1] += error * count * (1.0 - phase);
@@ -1135,18 +1423,93 @@ mod tests {
     #[test]
     fn record_round_trip() {
         let position: Position = "B:W28,32,K46:B7,12,K5".parse().unwrap();
+        for score in [None, Some(-137), Some(SCORE_BOUND as i16)] {
+            let record = Labelled {
+                pieces: Pieces::of(&position),
+                result: 2,
+                score,
+            };
+            let mut bytes = Vec::new();
+            encode(&record, &mut bytes);
+            assert_eq!(bytes.len(), RECORD_V2);
+            let back = decode(&bytes).unwrap();
+            assert_eq!(back.pieces, record.pieces);
+            assert_eq!(back.result, 2);
+            assert_eq!(back.score, score);
+            // A version 1 record is the same without the score.
+            let v1 = decode(&bytes[..RECORD_V1]).unwrap();
+            assert_eq!((v1.pieces, v1.result, v1.score), (record.pieces, 2, None));
+            let mut bad = bytes.clone();
+            bad[28] = 7 << 1;
+            assert!(decode(&bad).is_err());
+        }
+        let mut beyond = Vec::new();
         let record = Labelled {
             pieces: Pieces::of(&position),
-            result: 2,
+            result: 1,
+            score: Some(SCORE_BOUND as i16 + 1),
         };
-        let mut bytes = Vec::new();
-        encode(&record, &mut bytes);
-        assert_eq!(bytes.len(), RECORD);
-        let back = decode(&bytes).unwrap();
-        assert_eq!(back.pieces, record.pieces);
-        assert_eq!(back.result, 2);
-        bytes[28] = 7 << 1;
-        assert!(decode(&bytes).is_err());
+        encode(&record, &mut beyond);
+        assert!(
+            decode(&beyond).is_err(),
+            "a score beyond the bound is refused"
+        );
+        // A position off the games' lines has no result, so it must have a score.
+        for (score, valid) in [(Some(42), true), (None, false)] {
+            let record = Labelled {
+                pieces: Pieces::of(&position),
+                result: NO_RESULT,
+                score,
+            };
+            let mut bytes = Vec::new();
+            encode(&record, &mut bytes);
+            assert_eq!(decode(&bytes).is_ok(), valid, "{score:?}");
+        }
+    }
+
+    /// A deviation is one legal move away from its position, quiet, and the same every time.
+    #[test]
+    fn deviations_are_one_quiet_move_away() {
+        let mut found = 0;
+        for fen in [
+            "W:W31,32,33,34,35,36,37,38,39,40:B11,12,13,14,15,16,17,18,19,20",
+            "B:W28,32,K46:B7,12,K5",
+            "W:W50:B1",
+        ] {
+            let position: Position = fen.parse().unwrap();
+            let Some(next) = deviation(&position) else {
+                continue;
+            };
+            found += 1;
+            assert!(is_quiet(&next), "{fen}");
+            assert!(
+                position
+                    .legal_moves()
+                    .iter()
+                    .any(|mv| position.play(mv) == next),
+                "{fen}"
+            );
+            assert_eq!(deviation(&position), Some(next));
+        }
+        assert!(found >= 2);
+    }
+
+    /// A searched position's score is White's: a position where White wins a man scores
+    /// well for White whichever side is to move, and the search is repeatable.
+    #[test]
+    fn search_scores_are_whites() {
+        let mut engine = Engine::new(EngineOptions {
+            hash_mb: 1,
+            ..EngineOptions::default()
+        });
+        // White is two men up with Black to move, then the same with White to move.
+        for fen in ["B:W31,32,33,34:B3,4", "W:W31,32,33,34:B3,4"] {
+            let position: Position = fen.parse().unwrap();
+            let pieces = Pieces::of(&position);
+            let score = white_search_score(&mut engine, &pieces, 2000);
+            assert!(score > 100, "{fen}: {score}");
+            assert_eq!(score, white_search_score(&mut engine, &pieces, 2000));
+        }
     }
 
     /// The wide regions read each side's men from its own side of the board: the starting
