@@ -3,7 +3,7 @@
 //! killers and history. Late quiet moves are searched with reduced depth first, a single legal
 //! move does not use up depth, and near the horizon quiet positions whose evaluation is far
 //! outside the window are cut; ProbCut (a shallower search that beats beta by a margin cuts a
-//! deep non-PV node) is written but off (each of these is a switch in
+//! deep non-PV node) cuts too (each of these is a switch in
 //! [`SearchFeatures`](crate::SearchFeatures), measured in self-play).
 //!
 //! The search plays and takes back moves on a [`Game`], so that the rules crate decides
@@ -44,6 +44,11 @@ const DECISIVE: i32 = WIN - Score::MAX_PLIES;
 const PROBCUT_MIN_DEPTH: i32 = 6;
 const PROBCUT_REDUCTION: i32 = 4;
 const PROBCUT_MARGIN: i32 = 100;
+
+/// Singular extension: the least depth it is tried at, and the margin below the table's score
+/// (centi-men a ply of depth) that every other move must fall short of.
+const SINGULAR_MIN_DEPTH: i32 = 8;
+const SINGULAR_MARGIN: i32 = 3;
 
 /// How often (in nodes) a thread looks at the clock and the stop flags.
 const POLL_INTERVAL: u64 = 1024;
@@ -349,6 +354,53 @@ impl Worker {
         self.pv_len[ply] = child_len;
     }
 
+    /// The table's move at a deep node, when it is singular: the table holds a score for it
+    /// from nearly this depth that is not an upper bound, and every other move, searched half
+    /// as deep with a null window just below that score (less a margin), falls short of it.
+    /// Then it is the only move that holds, and the caller searches it a ply deeper.
+    fn singular_move(
+        &mut self,
+        shared: &Shared<'_>,
+        game: &mut Game,
+        entry: Option<Entry>,
+        tt_move: Option<usize>,
+        depth: i32,
+        ply: usize,
+    ) -> Option<Move> {
+        let (entry, tt_index) = (entry?, tt_move?);
+        let tt_score = score_from_tt(entry.score, ply);
+        if depth < SINGULAR_MIN_DEPTH
+            || self.lists[ply].len() < 2
+            || ply >= 2 * self.root_depth as usize
+            || entry.bound == Bound::Upper
+            || entry.depth < depth - 3
+            || tt_score.abs() >= DECISIVE
+        {
+            return None;
+        }
+        let singular_beta = tt_score - SINGULAR_MARGIN * depth;
+        for index in 0..self.lists[ply].len() {
+            if index == tt_index {
+                continue;
+            }
+            let mv = self.lists[ply][index];
+            game.play(mv);
+            let score = -self.search(
+                shared,
+                game,
+                -singular_beta,
+                -singular_beta + 1,
+                (depth - 1) / 2,
+                ply + 1,
+            );
+            game.undo();
+            if self.aborted || score >= singular_beta {
+                return None;
+            }
+        }
+        Some(self.lists[ply][tt_index])
+    }
+
     /// Counts a node and, now and then, looks at the limits. Returns whether to abort.
     #[inline(always)]
     fn count_node(&mut self, shared: &Shared<'_>) -> bool {
@@ -554,6 +606,15 @@ impl Worker {
             }
         }
 
+        let singular = if shared.features.singular_extension {
+            self.singular_move(shared, game, entry, tt_move, depth, ply)
+        } else {
+            None
+        };
+        if self.aborted {
+            return 0;
+        }
+
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
@@ -572,6 +633,7 @@ impl Worker {
             if quiet && quiet_count >= late_move_limit && best > -DECISIVE {
                 break;
             }
+            let new_depth = new_depth + i32::from(singular == Some(mv));
             game.play(mv);
             let score = if index == 0 {
                 -self.search(shared, game, -beta, -alpha, new_depth, ply + 1)

@@ -5,7 +5,7 @@
 //! `damx-rules` alone (a material-only minimax, a plain forced-win search), not from the
 //! engine.
 
-use damx_engine::{Engine, EngineOptions, Limits, Score, StopSignal};
+use damx_engine::{Engine, EngineOptions, Limits, Score, SearchFeatures, StopSignal};
 use damx_rules::{Color, Game, Move, Outcome, Position};
 
 fn engine() -> Engine {
@@ -60,9 +60,26 @@ fn material_after(position: &Position, mv: &Move, depth: u32) -> i32 {
 }
 
 /// Shots from games: the side to move wins material (or promotes) by force in five plies,
-/// which a three-ply look does not see. The engine plays a move that wins as much.
+/// which a three-ply look does not see. The engine plays a move that wins as much, by
+/// default and with the singular extension (a switch that is off) on.
 #[test]
 fn finds_shots_and_breakthroughs() {
+    let singular = EngineOptions {
+        hash_mb: 8,
+        search: SearchFeatures {
+            singular_extension: true,
+            ..SearchFeatures::default()
+        },
+        ..EngineOptions::default()
+    };
+    let search_with = |game: &Game, depth: u32| {
+        Engine::new(singular.clone()).search(
+            game,
+            &Limits::depth(depth),
+            &StopSignal::new(),
+            &mut |_| {},
+        )
+    };
     let shots = [
         // A two-for-one in the middle game, through a sacrifice.
         "W:W15,25,30,34,37,39,41,42,43,44,46,48:B1,2,3,4,12,13,14,21,22,23",
@@ -80,15 +97,16 @@ fn finds_shots_and_breakthroughs() {
         let best = material_minimax(&p, 5, -100_000, 100_000);
         let shallow = material_minimax(&p, 3, -100_000, 100_000);
         assert!(best >= now + 20 && shallow < best, "{fen}: not a shot");
-        let result = search(&Game::new(p), 10);
-        let mv = result.best_move.unwrap();
-        assert_eq!(
-            material_after(&p, &mv, 5),
-            best,
-            "{fen}: played {} (score {})",
-            p.move_text(&mv),
-            result.score
-        );
+        for result in [search(&Game::new(p), 10), search_with(&Game::new(p), 10)] {
+            let mv = result.best_move.unwrap();
+            assert_eq!(
+                material_after(&p, &mv, 5),
+                best,
+                "{fen}: played {} (score {})",
+                p.move_text(&mv),
+                result.score
+            );
+        }
     }
 }
 
