@@ -751,17 +751,24 @@ fn search_scores(
     Ok(scores)
 }
 
-/// White's score of `pieces` by a search of `nodes` nodes from a fresh table, within
-/// [`SCORE_BOUND`].
-fn white_search_score(engine: &mut Engine, pieces: &Pieces, nodes: u64) -> i16 {
-    let position = Position::from_pieces(
+/// The position of `pieces`, unless no game can reach it.
+fn position_of(pieces: &Pieces) -> Option<Position> {
+    Position::from_pieces(
         Bitboard::from_bits(pieces.white_men),
         Bitboard::from_bits(pieces.white_kings),
         Bitboard::from_bits(pieces.black_men),
         Bitboard::from_bits(pieces.black_kings),
         pieces.side_to_move,
-    );
-    let Ok(position) = position else { return 0 };
+    )
+    .ok()
+}
+
+/// White's score of `pieces` by a search of `nodes` nodes from a fresh table, within
+/// [`SCORE_BOUND`].
+fn white_search_score(engine: &mut Engine, pieces: &Pieces, nodes: u64) -> i16 {
+    let Some(position) = position_of(pieces) else {
+        return 0;
+    };
     engine.new_game();
     let result = engine.search(
         &damx_rules::Game::new(position),
@@ -1066,14 +1073,9 @@ fn best_scale(pairs: &[(f32, f32)]) -> (f32, f64) {
 
 /// White's score of `pieces` by the hand evaluation (zero for a board no game can reach).
 fn hand_white(pieces: &Pieces) -> f32 {
-    let position = Position::from_pieces(
-        Bitboard::from_bits(pieces.white_men),
-        Bitboard::from_bits(pieces.white_kings),
-        Bitboard::from_bits(pieces.black_men),
-        Bitboard::from_bits(pieces.black_kings),
-        pieces.side_to_move,
-    );
-    let Ok(position) = position else { return 0.0 };
+    let Some(position) = position_of(pieces) else {
+        return 0.0;
+    };
     let score = damx_engine::evaluate_with(&position, &EvalParams::tuned()).value() as f32;
     match pieces.side_to_move {
         Color::White => score,
