@@ -3,7 +3,8 @@
 //! killers and history. Late quiet moves are searched with reduced depth first, a single legal
 //! move does not use up depth, and near the horizon quiet positions whose evaluation is far
 //! outside the window are cut; ProbCut (a shallower search that beats beta by a margin cuts a
-//! deep non-PV node) cuts too (each of these is a switch in
+//! deep non-PV node) cuts too, and a singular extension (the table's move a ply deeper when no
+//! other move comes near it) is written but off (each of these is a switch in
 //! [`SearchFeatures`](crate::SearchFeatures), measured in self-play).
 //!
 //! The search plays and takes back moves on a [`Game`], so that the rules crate decides

@@ -614,7 +614,7 @@ fn positions(args: &[String]) -> anyhow::Result<()> {
             })
             .collect();
         eprintln!(
-            "positions: {} positions one random move off the games' lines (from every {deviations}th), the file's instead",
+            "positions: {} positions one random move off the games' lines (from every {deviations}th game position); the file holds these instead of the games' own",
             records.len()
         );
     }
