@@ -1,11 +1,12 @@
 //! The search of one thread: iterative deepening, principal-variation alpha-beta with
 //! aspiration windows, a capture quiescence, and move ordering by the transposition table,
-//! killers and history. Late quiet moves are searched with reduced depth first, a single legal
-//! move does not use up depth, and near the horizon quiet positions whose evaluation is far
-//! outside the window are cut; ProbCut (a shallower search that beats beta by a margin cuts a
-//! deep non-PV node) cuts too, and a singular extension (the table's move a ply deeper when no
-//! other move comes near it) is written but off (each of these is a switch in
-//! [`SearchFeatures`](crate::SearchFeatures), measured in self-play).
+//! killers and history. Late quiet moves are searched with reduced depth first (one ply, two
+//! for the latest at non-PV nodes), a single legal move does not use up depth, and near the
+//! horizon quiet positions whose evaluation is far outside the window are cut; ProbCut (a
+//! shallower search that beats beta by a margin cuts a deep non-PV node) cuts too, and a
+//! singular extension searches the table's move a ply deeper when no other move comes near it
+//! (each of these is a switch in [`SearchFeatures`](crate::SearchFeatures), measured in
+//! self-play).
 //!
 //! The search plays and takes back moves on a [`Game`], so that the rules crate decides
 //! repetitions, the 25-move rule and the endgame rules. Inside the tree a position that occurred
@@ -639,17 +640,18 @@ impl Worker {
             let score = if index == 0 {
                 -self.search(shared, game, -beta, -alpha, new_depth, ply + 1)
             } else {
-                let killer = self.killers[ply].contains(&Some(mv));
-                let reduction = if shared.features.late_move_reductions
-                    && quiet
-                    && !killer
-                    && depth >= 3
-                    && index >= 3
-                    && !(shared.features.unreduced_threats && waiting_capture(game.position()))
-                {
-                    let r = i32::from(self.reductions[(depth as usize).min(63)][index.min(63)])
-                        - i32::from(pv_node);
-                    r.clamp(0, new_depth - 1)
+                let reduction = if quiet && shared.features.late_move_reductions {
+                    let killer = self.killers[ply].contains(&Some(mv));
+                    self.late_move_reduction(
+                        shared.features,
+                        game.position(),
+                        pv_node,
+                        killer,
+                        depth,
+                        index,
+                    )
+                    .min(new_depth - 1)
+                    .max(0)
                 } else {
                     0
                 };
@@ -712,6 +714,37 @@ impl Worker {
             },
         );
         best
+    }
+
+    /// The plies by which a late quiet move, the `index`th of a node `depth` plies deep, is
+    /// searched less deep first (`after`: the position it leads to). In two steps
+    /// ([`SearchFeatures::stepped_reductions`]), or else by the logarithms of depth and move
+    /// number from the fourth move on, killers exempt.
+    #[inline(always)]
+    fn late_move_reduction(
+        &self,
+        features: &SearchFeatures,
+        after: &Position,
+        pv_node: bool,
+        killer: bool,
+        depth: i32,
+        index: usize,
+    ) -> i32 {
+        if depth < 3 {
+            return 0;
+        }
+        if features.stepped_reductions {
+            let first = if pv_node { 3 } else { 1 };
+            return if index < first {
+                0
+            } else {
+                1 + i32::from(!pv_node && index >= 6)
+            };
+        }
+        if killer || index < 3 || (features.unreduced_threats && waiting_capture(after)) {
+            return 0;
+        }
+        i32::from(self.reductions[(depth as usize).min(63)][index.min(63)]) - i32::from(pv_node)
     }
 
     /// Captures are compulsory, so a position with a capture is never evaluated: its captures

@@ -61,19 +61,21 @@ fn material_after(position: &Position, mv: &Move, depth: u32) -> i32 {
 
 /// Shots from games: the side to move wins material (or promotes) by force in five plies,
 /// which a three-ply look does not see. The engine plays a move that wins as much, by
-/// default and with the singular extension (a switch that is off) on.
+/// default and with the search before its two-step reductions and singular extension (both
+/// switched off).
 #[test]
 fn finds_shots_and_breakthroughs() {
-    let singular = EngineOptions {
+    let before = EngineOptions {
         hash_mb: 8,
         search: SearchFeatures {
-            singular_extension: true,
+            singular_extension: false,
+            stepped_reductions: false,
             ..SearchFeatures::default()
         },
         ..EngineOptions::default()
     };
     let search_with = |game: &Game, depth: u32| {
-        Engine::new(singular.clone()).search(
+        Engine::new(before.clone()).search(
             game,
             &Limits::depth(depth),
             &StopSignal::new(),
