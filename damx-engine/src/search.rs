@@ -641,12 +641,11 @@ impl Worker {
                 -self.search(shared, game, -beta, -alpha, new_depth, ply + 1)
             } else {
                 let reduction = if quiet && shared.features.late_move_reductions {
-                    let killer = self.killers[ply].contains(&Some(mv));
                     self.late_move_reduction(
                         shared.features,
                         game.position(),
                         pv_node,
-                        killer,
+                        (ply, mv),
                         depth,
                         index,
                     )
@@ -717,20 +716,22 @@ impl Worker {
     }
 
     /// The plies by which a late quiet move, the `index`th of a node `depth` plies deep, is
-    /// searched less deep first (`after`: the position it leads to). In two steps
-    /// ([`SearchFeatures::stepped_reductions`]), or else by the logarithms of depth and move
-    /// number from the fourth move on, killers exempt.
+    /// searched less deep first (`after`: the position it leads to; `(ply, mv)`: the move and
+    /// the ply it is played at). In two steps ([`SearchFeatures::stepped_reductions`]), or else
+    /// by the logarithms of depth and move number from the fourth move on, killers exempt; a
+    /// move that threatens a capture is exempt in both with
+    /// [`SearchFeatures::unreduced_threats`].
     #[inline(always)]
     fn late_move_reduction(
         &self,
         features: &SearchFeatures,
         after: &Position,
         pv_node: bool,
-        killer: bool,
+        (ply, mv): (usize, Move),
         depth: i32,
         index: usize,
     ) -> i32 {
-        if depth < 3 {
+        if depth < 3 || (features.unreduced_threats && waiting_capture(after)) {
             return 0;
         }
         if features.stepped_reductions {
@@ -741,7 +742,7 @@ impl Worker {
                 1 + i32::from(!pv_node && index >= 6)
             };
         }
-        if killer || index < 3 || (features.unreduced_threats && waiting_capture(after)) {
+        if index < 3 || self.killers[ply].contains(&Some(mv)) {
             return 0;
         }
         i32::from(self.reductions[(depth as usize).min(63)][index.min(63)]) - i32::from(pv_node)
