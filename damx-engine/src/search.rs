@@ -116,6 +116,8 @@ pub(crate) struct Worker {
     reductions: [[u8; 64]; 64],
     /// Evaluations of recent positions (see [`EvalCache`]).
     evals: EvalCache,
+    /// Whether a ProbCut search is under way (the scaled form tries none inside another).
+    in_probcut: bool,
 }
 
 const HISTORY_MAX: i32 = 1 << 16;
@@ -143,6 +145,7 @@ impl Worker {
             root_change: None,
             reductions,
             evals: EvalCache::new(),
+            in_probcut: false,
         }
     }
 
@@ -525,37 +528,36 @@ impl Worker {
             }
         }
 
-        // ProbCut: at a deep non-PV node, a search four plies shallower that beats beta by a
-        // margin predicts that the full search fails high too. Not where a capture is pending
-        // (the move is forced), nor with a table entry that already says the node fails low,
-        // nor when an opponent man is three steps or fewer from promotion: a breakthrough
-        // lies just beyond the shallow search's horizon, and its prediction is worthless.
-        if shared.features.probcut
+        // ProbCut: at a deep non-PV node, a shallower search that beats beta by a margin
+        // predicts that the full search fails high too (see `probcut_plan`). Not where a
+        // capture is pending (the move is forced), nor with a table entry that already says
+        // the node fails low, nor when an opponent man is three steps or fewer from promotion:
+        // a breakthrough lies just beyond the shallow search's horizon, and its prediction is
+        // worthless.
+        if let Some((shallow, margin)) = self.probcut_plan(shared.features, depth)
             && !pv_node
-            && depth >= PROBCUT_MIN_DEPTH
-            && beta.abs() < DECISIVE - PROBCUT_MARGIN
+            && beta.abs() < DECISIVE - margin
             && !entry.is_some_and(|entry| {
                 entry.bound != Bound::Lower
-                    && entry.depth >= depth - PROBCUT_REDUCTION
-                    && score_from_tt(entry.score, ply) < beta + PROBCUT_MARGIN
+                    && entry.depth >= shallow
+                    && score_from_tt(entry.score, ply) < beta + margin
             })
             && !position.has_capture()
             && !near_promotion(&position, !position.side_to_move())
         {
-            let raised = beta + PROBCUT_MARGIN;
-            let score = self.search(
-                shared,
-                game,
-                raised - 1,
-                raised,
-                depth - PROBCUT_REDUCTION,
-                ply,
-            );
+            let raised = beta + margin;
+            let nested = std::mem::replace(&mut self.in_probcut, true);
+            let score = self.search(shared, game, raised - 1, raised, shallow, ply);
+            self.in_probcut = nested;
             if self.aborted {
                 return 0;
             }
             if score >= raised {
-                return score;
+                return if shared.features.scaled_probcut {
+                    score - margin
+                } else {
+                    score
+                };
             }
         }
 
@@ -713,6 +715,22 @@ impl Worker {
             },
         );
         best
+    }
+
+    /// ProbCut at a node `depth` plies deep: the depth of its shallow search and the margin
+    /// above beta that search must beat, or `None` where it is not tried. Fixed: from
+    /// [`PROBCUT_MIN_DEPTH`] on, [`PROBCUT_REDUCTION`] plies shallower, [`PROBCUT_MARGIN`] above
+    /// beta. Scaled ([`SearchFeatures::scaled_probcut`]): from three plies on, two fifths as
+    /// deep, 5 centi-men a ply above beta, never inside another ProbCut search.
+    #[inline(always)]
+    fn probcut_plan(&self, features: &SearchFeatures, depth: i32) -> Option<(i32, i32)> {
+        if !features.probcut {
+            return None;
+        }
+        if features.scaled_probcut {
+            return (depth >= 3 && !self.in_probcut).then(|| (depth * 2 / 5, 5 * depth));
+        }
+        (depth >= PROBCUT_MIN_DEPTH).then_some((depth - PROBCUT_REDUCTION, PROBCUT_MARGIN))
     }
 
     /// The plies by which a late quiet move, the `index`th of a node `depth` plies deep, is

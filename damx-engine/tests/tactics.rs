@@ -61,26 +61,26 @@ fn material_after(position: &Position, mv: &Move, depth: u32) -> i32 {
 
 /// Shots from games: the side to move wins material (or promotes) by force in five plies,
 /// which a three-ply look does not see. The engine plays a move that wins as much (or one that
-/// wins the game outright), by default and with the search before its two-step reductions and
-/// singular extension (both switched off).
+/// wins the game outright), by default, with the search before its two-step reductions and
+/// singular extension (both switched off), and with ProbCut scaled by depth.
 #[test]
 fn finds_shots_and_breakthroughs() {
-    let before = EngineOptions {
-        hash_mb: 8,
-        search: SearchFeatures {
-            singular_extension: false,
-            stepped_reductions: false,
-            ..SearchFeatures::default()
-        },
-        ..EngineOptions::default()
+    let before = SearchFeatures {
+        singular_extension: false,
+        stepped_reductions: false,
+        ..SearchFeatures::default()
     };
-    let search_with = |game: &Game, depth: u32| {
-        Engine::new(before.clone()).search(
-            game,
-            &Limits::depth(depth),
-            &StopSignal::new(),
-            &mut |_| {},
-        )
+    let scaled = SearchFeatures {
+        scaled_probcut: true,
+        ..SearchFeatures::default()
+    };
+    let search_with = |search: SearchFeatures, game: &Game, depth: u32| {
+        let options = EngineOptions {
+            hash_mb: 8,
+            search,
+            ..EngineOptions::default()
+        };
+        Engine::new(options).search(game, &Limits::depth(depth), &StopSignal::new(), &mut |_| {})
     };
     let shots = [
         // A two-for-one in the middle game, through a sacrifice.
@@ -99,7 +99,12 @@ fn finds_shots_and_breakthroughs() {
         let best = material_minimax(&p, 5, -100_000, 100_000);
         let shallow = material_minimax(&p, 3, -100_000, 100_000);
         assert!(best >= now + 20 && shallow < best, "{fen}: not a shot");
-        for result in [search(&Game::new(p), 10), search_with(&Game::new(p), 10)] {
+        let game = Game::new(p);
+        for result in [
+            search(&game, 10),
+            search_with(before, &game, 10),
+            search_with(scaled, &game, 10),
+        ] {
             let mv = result.best_move.unwrap();
             // A move that wins less material may still win the game outright: then a deeper
             // search from the opponent's side finds it lost.

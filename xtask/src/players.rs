@@ -13,7 +13,7 @@ pub(crate) const SPEC_HELP: &str = "\
 a player is `random`, `material` (one-ply material) or comma-separated engine settings:
 depth=N, time=MS (per move), game=MS (per game, on a clock), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned|pattern (FILE.dxw: pattern weights),
 lmr=on|off, aspiration=on|off, extension=on|off, threat=on|off,
-pruning=on|off, lmp=on|off, timeman=on|off (adaptive time on a game clock), pace=PERCENT (its soft bound), probcut=on|off, singular=on|off, steplmr=on|off,
+pruning=on|off, lmp=on|off, timeman=on|off (adaptive time on a game clock), pace=PERCENT (its soft bound), probcut=on|off, singular=on|off, steplmr=on|off, pcscaled=on|off,
 threats=on|off (no late-move reduction for a quiet move that threatens a capture),
 iir=on|off (a deep node with no table move searched a ply shallower),
 dbtime=on|off (a clock plan that counts the endings in the databases as free),
@@ -104,6 +104,7 @@ impl Spec {
                         "dbprogress" => options.search.database_progress = switch()?,
                         "singular" => options.search.singular_extension = switch()?,
                         "steplmr" => options.search.stepped_reductions = switch()?,
+                        "pcscaled" => options.search.scaled_probcut = switch()?,
                         "pace" => options.pace = u32::try_from(number()?).unwrap_or(u32::MAX),
                         "endgame" => options.search.endgame_knowledge = switch()?,
                         "egdb" => options.egdb = Some(databases(value)?),
