@@ -12,6 +12,7 @@ use damx_engine::{EngineOptions, EvalParams, Limits};
 pub(crate) const SPEC_HELP: &str = "\
 a player is `random`, `material` (one-ply material) or comma-separated engine settings:
 depth=N, time=MS (per move), game=MS (per game, on a clock), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned|pattern (FILE.dxw: pattern weights),
+hand=FILE (the hand features' weights under them, as `train fit --model hand` writes),
 lmr=on|off, aspiration=on|off, extension=on|off, threat=on|off,
 pruning=on|off, lmp=on|off, timeman=on|off (adaptive time on a game clock), pace=PERCENT (its soft bound), probcut=on|off, singular=on|off, steplmr=on|off, pcscaled=on|off,
 threats=on|off (no late-move reduction for a quiet move that threatens a capture),
@@ -57,6 +58,7 @@ pub(crate) struct Spec {
 impl Spec {
     pub(crate) fn parse(text: &str) -> anyhow::Result<Spec> {
         let mut game_time = None;
+        let mut hand = None;
         let kind = match text {
             "random" => Kind::Random,
             "material" => Kind::Material,
@@ -90,6 +92,7 @@ impl Spec {
                         "threads" => options.threads = number()? as usize,
                         "hash" => options.hash_mb = number()? as usize,
                         "weights" => options.eval = weights(value)?,
+                        "hand" => hand = Some(weights(value)?),
                         "lmr" => options.search.late_move_reductions = switch()?,
                         "aspiration" => options.search.aspiration = switch()?,
                         "extension" => options.search.single_reply_extension = switch()?,
@@ -110,6 +113,11 @@ impl Spec {
                         "egdb" => options.egdb = Some(databases(value)?),
                         _ => bail!("unknown setting `{key}`\n{SPEC_HELP}"),
                     }
+                }
+                // The hand features' weights under the evaluation, whatever `weights` chose.
+                if let Some(hand) = hand {
+                    options.eval.opening = hand.opening;
+                    options.eval.ending = hand.ending;
                 }
                 if limits == Limits::default() && game_time.is_none() {
                     bail!("`{text}` sets no depth, time, game time or nodes\n{SPEC_HELP}");

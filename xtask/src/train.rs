@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
+use damx_engine::eval::{FEATURE_COUNT, Features, feature_names};
 use damx_engine::gauntlet::Rng;
 use damx_engine::openings;
 use damx_engine::pattern::{
@@ -56,7 +57,9 @@ the pattern evaluation's training pipeline (see README, Training):
     move leads when that is quiet, labelled by their search score alone (LABEL-NODES needed)
   endings: from each game of GAMES-FILEs, the first quiet position of MIN-PIECES (default 6)
     to PIECES (default 7) pieces, as FEN lines into OUT (openings for `strength --openings`);
-    with DECIDED (an endgame database directory or `default`) only those it calls won
+    with DECIDED (an endgame database directory or `default`) only those it calls won; with
+    BAND (LOW,HIGH) only those that a search of NODES (default 100000) nodes with WEIGHTS
+    (default pattern) on THREADS threads scores LOW to HIGH centi-men for one side
   fit: logistic regression of the results of POSITIONS-FILEs (pooled) on the pattern
     evaluation: EPOCHS epochs (default 30) of Adam over batches of BATCH (default 16384) at
     rate LR (default 2) times DECAY (default 0.75) to the power of the epochs before, the
@@ -72,13 +75,14 @@ the pattern evaluation's training pipeline (see README, Training):
     MODEL (regions, the engine's, by default) may add to the regions a second table set for
     the side not to move (tempo) or 18 regions of two rows by four squares (wide), or both
     (tempo+wide): those fit only to compare their losses with the engine's model on the same
-    positions, and write OUT.log alone";
+    positions, and write OUT.log alone; on the hand base, regions+hand also corrects the hand
+    features' weights (all but the man's) and writes them to OUT.hand";
 
 pub(crate) const ARGS: &str = "games [--games N] [--nodes N] [--seed N] [--shard I/N] [--dir DIR] [--weights W] \
                                [--random-plies N] [--threads N] | positions --out FILE [--min-ply N] [--label-nodes N] [--weights W] [--threads N] [--deviations N] GAMES-FILE... | \
                                fit --out FILE.dxw [--epochs N] [--batch N] [--lr X] [--decay X] [--shuffle epoch|once] [--l2 X] [--validation X] \
                                [--seed N] [--start S] [--base zero|hand] [--threads N] [--model M] [--lambda X] POSITIONS-FILE... | \
-                               endings --out FILE [--pieces N] [--min-pieces N] [--decided DIR] GAMES-FILE...";
+                               endings --out FILE [--pieces N] [--min-pieces N] [--decided DIR] [--band LOW,HIGH [--nodes N] [--weights W] [--threads N]] GAMES-FILE...";
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let Some(stage) = args.first() else {
@@ -787,11 +791,27 @@ fn white_search_score(engine: &mut Engine, pieces: &Pieces, nodes: u64) -> i16 {
 /// `endings`: start positions for testing the endgame: from each game, the first quiet
 /// position with at most `--pieces` pieces, as FEN lines.
 fn endings(args: &[String]) -> anyhow::Result<()> {
-    let options = Options::parse(args, &["out", "pieces", "min-pieces", "decided"])?;
+    let options = Options::parse(
+        args,
+        &[
+            "out",
+            "pieces",
+            "min-pieces",
+            "decided",
+            "band",
+            "nodes",
+            "weights",
+            "threads",
+        ],
+    )?;
     let out = PathBuf::from(options.get("out").context("endings needs --out FILE")?);
     let most: u32 = options.number("pieces", 7)?;
     let least: u32 = options.number("min-pieces", 6)?;
     ensure!(least <= most, "--min-pieces must not exceed --pieces");
+    let band = options.get("band").map(parse_band).transpose()?;
+    let nodes: u64 = options.number("nodes", 100_000)?;
+    let threads: usize = options.number("threads", 0)?;
+    let weights = options.get("weights").unwrap_or("pattern");
 
     ensure!(!options.files.is_empty(), "endings needs games files");
     let egdb = options.get("decided").map(players::databases).transpose()?;
@@ -804,12 +824,19 @@ fn endings(args: &[String]) -> anyhow::Result<()> {
     };
     let mut seen = HashSet::new();
     let mut taken = HashSet::new();
+    let mut found = Vec::new();
     let mut text = format!(
-        "# quiet positions of {least} to {most} pieces{}, the first of each game, from {}\n",
+        "# quiet positions of {least} to {most} pieces{}{}, the first of each game, from {}\n",
         if egdb.is_some() {
             " won for one side"
         } else {
             ""
+        },
+        match band {
+            Some((low, high)) => format!(
+                " that a search of {nodes} nodes ({weights} weights) scores {low} to {high} centi-men for one side"
+            ),
+            None => String::new(),
         },
         options
             .files
@@ -827,17 +854,56 @@ fn endings(args: &[String]) -> anyhow::Result<()> {
             && seen.insert(position.hash())
         {
             taken.insert(game);
-            text.push_str(&position.to_fen());
-            text.push('\n');
+            found.push(*position);
         }
     })?;
+    let candidates = found.len();
+    if let Some((low, high)) = band {
+        // Keep the positions whose searched score, for either side, lies in the band.
+        let eval = players::weights(weights)?;
+        let scores: Vec<i16> = thread_pool(threads)?.install(|| {
+            found
+                .par_iter()
+                .map_init(
+                    || {
+                        Engine::new(EngineOptions {
+                            hash_mb: 1,
+                            eval: eval.clone(),
+                            ..EngineOptions::default()
+                        })
+                    },
+                    |engine, position| white_search_score(engine, &Pieces::of(position), nodes),
+                )
+                .collect()
+        });
+        let mut scores = scores.into_iter();
+        found.retain(|_| {
+            let score = i32::from(scores.next().unwrap_or(0)).abs();
+            (low..=high).contains(&score)
+        });
+    }
+    for position in &found {
+        text.push_str(&position.to_fen());
+        text.push('\n');
+    }
     write_atomically(&out, text.as_bytes())?;
     eprintln!(
-        "endings: {} positions from {games} games into {}",
-        seen.len(),
+        "endings: {} positions ({candidates} before the band) from {games} games into {}",
+        found.len(),
         out.display()
     );
     Ok(())
+}
+
+/// `--band LOW,HIGH`: a range of absolute scores in centi-men.
+fn parse_band(text: &str) -> anyhow::Result<(i32, i32)> {
+    let parsed = text
+        .split_once(',')
+        .and_then(|(low, high)| Some((low.trim().parse().ok()?, high.trim().parse().ok()?)));
+    match parsed {
+        Some((low, high)) if 0 <= low && low <= high => Ok((low, high)),
+        _ => bail!("--band is LOW,HIGH in centi-men (0 <= LOW <= HIGH), not `{text}`"),
+    }
 }
 
 fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
@@ -858,11 +924,13 @@ const WIDE: usize = 18;
 const TO_MOVE: usize = GLOBAL_COUNT - 1;
 
 /// The shape of the model being fitted: the engine's 28 regions, optionally with a second
-/// table set for the side not to move (`tempo`) and the wide regions (`wide`).
+/// table set for the side not to move (`tempo`), the wide regions (`wide`), and on the hand
+/// base corrections of the hand features' weights (`hand`; the man's weight stays 100).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct Model {
     tempo: bool,
     wide: bool,
+    hand: bool,
 }
 
 impl Model {
@@ -870,6 +938,7 @@ impl Model {
     const ENGINE: Model = Model {
         tempo: false,
         wide: false,
+        hand: false,
     };
 
     fn parse(text: &str) -> anyhow::Result<Model> {
@@ -879,7 +948,10 @@ impl Model {
                 "regions" => {}
                 "tempo" => model.tempo = true,
                 "wide" => model.wide = true,
-                other => bail!("--model is regions, tempo, wide or a sum of them, not `{other}`"),
+                "hand" => model.hand = true,
+                other => {
+                    bail!("--model is regions, tempo, wide, hand or a sum of them, not `{other}`")
+                }
             }
         }
         Ok(model)
@@ -901,9 +973,19 @@ impl Model {
     }
 
     /// All the weights being fitted, as reals: `[opening, ending]` pairs, the global
-    /// features first, then the table sets.
+    /// features first, then the table sets, then the hand corrections.
     fn parameters(self) -> usize {
+        self.hand_first() + if self.hand { FEATURE_COUNT } else { 0 }
+    }
+
+    /// The index of the first hand correction.
+    fn hand_first(self) -> usize {
         GLOBAL_COUNT + self.set_len() * self.sets()
+    }
+
+    /// Whether the engine can play the model: the 28 regions, with hand corrections or not.
+    fn playable(self) -> bool {
+        !self.tempo && !self.wide
     }
 }
 
@@ -946,6 +1028,9 @@ struct Sample {
     terms: Terms,
     /// White's and Black's wide regions, when the model has them.
     wide: Option<Box<[[u16; WIDE]; 2]>>,
+    /// The hand features' counts (White's minus Black's, the man's left out), when the
+    /// model corrects their weights.
+    hand: Option<Box<[(u16, i16)]>>,
     /// White's score by the base: the hand evaluation, or zero.
     base: f32,
     /// White's result: 0, 0.5 or 1 (none off the games' lines).
@@ -983,6 +1068,12 @@ fn visit(model: Model, sample: &Sample, mut each: impl FnMut(usize, f32)) {
             let offset = (REGIONS + region) * REGION_SIZE;
             each(white + offset + white_wide[region] as usize, 1.0);
             each(black + offset + black_wide[region] as usize, -1.0);
+        }
+    }
+    if let Some(counts) = sample.hand.as_deref() {
+        let first = model.hand_first();
+        for &(feature, count) in counts {
+            each(first + feature as usize, f32::from(count));
         }
     }
 }
@@ -1083,6 +1174,18 @@ fn hand_white(pieces: &Pieces) -> f32 {
     }
 }
 
+/// The hand features' counts of `pieces` without the man's (whose weight, 100, is the unit).
+fn hand_counts(pieces: &Pieces) -> Box<[(u16, i16)]> {
+    let Some(position) = position_of(pieces) else {
+        return Box::new([]);
+    };
+    Features::of(&position)
+        .counts
+        .into_iter()
+        .filter(|&(feature, _)| feature != 0)
+        .collect()
+}
+
 /// The hand evaluation's cross-entropy on `samples` at its own best scale: the mark a fit
 /// must beat on the same held-out positions to be worth an SPRT.
 fn hand_loss(samples: &[Labelled]) -> (f32, f64) {
@@ -1146,6 +1249,10 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         "hand" => Base::Hand,
         other => bail!("--base is zero or hand, not `{other}`"),
     };
+    ensure!(
+        !model.hand || base == Base::Hand,
+        "--model hand corrects the hand features' weights: it needs --base hand"
+    );
     let start_name = options.get("start").unwrap_or(match base {
         Base::Zero => "builtin",
         Base::Hand => "zero",
@@ -1222,6 +1329,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                             wide_indices(p.black_men, p.white_men, true),
                         ])
                     }),
+                    hand: model.hand.then(|| hand_counts(&l.pieces)),
                     base: match base {
                         Base::Zero => 0.0,
                         Base::Hand => hand_white(&l.pieces),
@@ -1379,13 +1487,13 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                 best_epoch = epoch;
             }
         }
-        if model == Model::ENGINE {
+        if model.playable() {
             let quantise = |w: f32| w.round().clamp(-30000.0, 30000.0) as i16;
         let mut globals = [[0i16; 2]; GLOBAL_COUNT];
         for (g, w) in globals.iter_mut().zip(&best) {
             *g = [quantise(w[0]), quantise(w[1])];
         }
-        let tables: Vec<[i16; 2]> = best[GLOBAL_COUNT..]
+        let tables: Vec<[i16; 2]> = best[GLOBAL_COUNT..model.hand_first()]
             .iter()
             .map(|w| [quantise(w[0]), quantise(w[1])])
             .collect();
@@ -1403,6 +1511,27 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         ));
         for (name, [o, e]) in global_names().iter().zip(fitted.globals()) {
             say(format!("  {name:<22} {o:>6} {e:>6}"));
+        }
+        if model.hand {
+            // The hand weights the regions were fitted with: the built-in ones corrected.
+            let mut hand = EvalParams::tuned();
+            let corrections = &best[model.hand_first()..];
+            for (i, [o, e]) in corrections.iter().enumerate() {
+                hand.opening[i] += o.round() as i32;
+                hand.ending[i] += e.round() as i32;
+            }
+            let hand_path = PathBuf::from(format!("{}.hand", out.display()));
+            write_atomically(&hand_path, hand.to_text().as_bytes())?;
+            say(format!("fit: the corrected hand weights in {}", hand_path.display()));
+            for (i, name) in feature_names().iter().enumerate() {
+                let [o, e] = corrections[i];
+                if o.abs() >= 3.0 || e.abs() >= 3.0 {
+                    say(format!(
+                        "  {name:<22} {:>6} {:>6}  ({o:+.0} {e:+.0})",
+                        hand.opening[i], hand.ending[i]
+                    ));
+                }
+            }
         }
         } else {
             say(format!(
@@ -1547,6 +1676,51 @@ mod tests {
         assert_eq!(global_names()[TO_MOVE], "to move");
     }
 
+    /// With `--model hand` a hand feature's correction moves the score like the hand
+    /// evaluation's own weight would: by its count, blended by the phase and divided in
+    /// drawish endings. The man's weight is the unit and is not corrected.
+    #[test]
+    fn hand_corrections_act_like_hand_weights() {
+        let model = Model::parse("regions+hand").unwrap();
+        assert!(model.playable() && model.hand);
+        assert_eq!(model.parameters(), model.hand_first() + FEATURE_COUNT);
+        let king = feature_names().iter().position(|n| *n == "king").unwrap();
+        for fen in [
+            "W:W28,32,K46:B7,12,K5,K1",
+            "B:WK46,K10:BK5",
+            "W:W31,32,33,34,35:B16,17,18,19,20",
+        ] {
+            let position: Position = fen.parse().unwrap();
+            let pieces = Pieces::of(&position);
+            let counts = hand_counts(&pieces);
+            assert!(counts.iter().all(|&(feature, _)| feature != 0), "{fen}");
+            let sample = Sample {
+                terms: Terms::of(&pieces),
+                wide: None,
+                hand: Some(counts),
+                base: 10.0,
+                result: Some(0.5),
+                target: 0.5,
+            };
+            let mut weights = vec![[0f32; 2]; model.parameters()];
+            weights[model.hand_first() + king] = [40.0, 20.0];
+            let features = Features::of(&position);
+            let kings = features
+                .counts
+                .iter()
+                .find(|(feature, _)| *feature as usize == king)
+                .map_or(0.0, |(_, count)| f32::from(*count));
+            let phase = features.phase as f32 / 40.0;
+            let expected =
+                10.0 + kings * (40.0 * phase + 20.0 * (1.0 - phase)) / features.divisor as f32;
+            assert!(
+                (score(model, &weights, &sample) - expected).abs() < 1e-3,
+                "{fen}"
+            );
+        }
+        assert!(Model::parse("regions+hand+wide").is_ok_and(|m| !m.playable()));
+    }
+
     /// Shards of one run play disjoint games.
     #[test]
     fn shard_seeds_are_disjoint() {
@@ -1591,7 +1765,7 @@ mod tests {
 
         let mut expected = Vec::new();
         let mut taken = HashSet::new();
-        replay(&[games], |game, _, position, _| {
+        replay(std::slice::from_ref(&games), |game, _, position, _| {
             let pieces = position.occupied().count();
             if (8..=12).contains(&pieces) && is_quiet(position) && taken.insert(game) {
                 expected.push(position.to_fen());
@@ -1604,6 +1778,44 @@ mod tests {
         assert!(!fens.is_empty());
         let openings = damx_session::tournament::Opening::read(&written).unwrap();
         assert_eq!(openings.len(), fens.len());
+
+        // With --band, the same positions less those whose searched score, for either side,
+        // lies outside the band.
+        let banded = dir.join("banded.fen");
+        let mut band_args: Vec<String> = [
+            "--out",
+            banded.to_str().unwrap(),
+            "--pieces",
+            "12",
+            "--min-pieces",
+            "8",
+            "--band",
+            "20,400",
+            "--nodes",
+            "500",
+            "--threads",
+            "1",
+        ]
+        .map(String::from)
+        .to_vec();
+        band_args.push(games.display().to_string());
+        endings(&band_args).unwrap();
+        let kept: Vec<String> = expected
+            .iter()
+            .filter(|fen| {
+                let position: Position = fen.parse().unwrap();
+                let score = white_search_score(&mut engine, &Pieces::of(&position), 500);
+                (20..=400).contains(&i32::from(score).abs())
+            })
+            .cloned()
+            .collect();
+        let written = std::fs::read_to_string(&banded).unwrap();
+        let fens: Vec<&str> = written.lines().filter(|l| !l.starts_with('#')).collect();
+        // These two games give one position in the band and one outside it.
+        assert!(!kept.is_empty() && kept.len() < expected.len());
+        assert_eq!(fens, kept);
+        assert!(parse_band("50,10").is_err() && parse_band("-5,10").is_err());
+        assert_eq!(parse_band("40, 100").unwrap(), (40, 100));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
