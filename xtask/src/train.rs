@@ -721,21 +721,8 @@ fn search_scores(
     let mut last_report = Instant::now();
     while scores.len() < records.len() {
         let chunk = &records[scores.len()..(scores.len() + SCORES_CHUNK).min(records.len())];
-        let searched: Vec<i16> = pool.install(|| {
-            chunk
-                .par_iter()
-                .map_init(
-                    || {
-                        Engine::new(EngineOptions {
-                            hash_mb: 1,
-                            eval: eval.clone(),
-                            ..EngineOptions::default()
-                        })
-                    },
-                    |engine, record| white_search_score(engine, &record.pieces, nodes),
-                )
-                .collect()
-        });
+        let pieces: Vec<Pieces> = chunk.iter().map(|record| record.pieces).collect();
+        let searched = pool.install(|| white_search_scores(&pieces, nodes, &eval));
         let bytes: Vec<u8> = searched.iter().flat_map(|s| s.to_le_bytes()).collect();
         file.write_all(&bytes)
             .with_context(|| format!("cannot write {}", path.display()))?;
@@ -765,6 +752,24 @@ fn position_of(pieces: &Pieces) -> Option<Position> {
         pieces.side_to_move,
     )
     .ok()
+}
+
+/// [`white_search_score`] of every position of `pieces`, in parallel on the current pool, each
+/// thread with an engine of its own evaluating with `eval`.
+fn white_search_scores(pieces: &[Pieces], nodes: u64, eval: &EvalParams) -> Vec<i16> {
+    pieces
+        .par_iter()
+        .map_init(
+            || {
+                Engine::new(EngineOptions {
+                    hash_mb: 1,
+                    eval: eval.clone(),
+                    ..EngineOptions::default()
+                })
+            },
+            |engine, pieces| white_search_score(engine, pieces, nodes),
+        )
+        .collect()
 }
 
 /// White's score of `pieces` by a search of `nodes` nodes from a fresh table, within
@@ -861,21 +866,8 @@ fn endings(args: &[String]) -> anyhow::Result<()> {
     if let Some((low, high)) = band {
         // Keep the positions whose searched score, for either side, lies in the band.
         let eval = players::weights(weights)?;
-        let scores: Vec<i16> = thread_pool(threads)?.install(|| {
-            found
-                .par_iter()
-                .map_init(
-                    || {
-                        Engine::new(EngineOptions {
-                            hash_mb: 1,
-                            eval: eval.clone(),
-                            ..EngineOptions::default()
-                        })
-                    },
-                    |engine, position| white_search_score(engine, &Pieces::of(position), nodes),
-                )
-                .collect()
-        });
+        let pieces: Vec<Pieces> = found.iter().map(Pieces::of).collect();
+        let scores = thread_pool(threads)?.install(|| white_search_scores(&pieces, nodes, &eval));
         let mut scores = scores.into_iter();
         found.retain(|_| {
             let score = i32::from(scores.next().unwrap_or(0)).abs();
