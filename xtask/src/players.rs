@@ -241,4 +241,32 @@ mod tests {
         assert_eq!(egdb.stats().slices, 4);
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    /// `hand=FILE` puts a file's hand weights under the pattern tables, before or after
+    /// `weights=`, and leaves the tables as they are.
+    #[test]
+    fn hand_setting() {
+        let path = std::env::temp_dir().join(format!("damx-xtask-hand-{}", std::process::id()));
+        let mut hand = EvalParams::tuned();
+        hand.opening[1] += 17;
+        hand.ending[1] -= 9;
+        std::fs::write(&path, hand.to_text()).unwrap();
+        for text in [
+            format!("depth=2,hand={}", path.display()),
+            format!("depth=2,hand={},weights=pattern", path.display()),
+        ] {
+            let Kind::Engine(options, _) = Spec::parse(&text).unwrap().kind else {
+                panic!("an engine");
+            };
+            assert_eq!(options.eval.opening, hand.opening, "{text}");
+            assert_eq!(options.eval.ending, hand.ending, "{text}");
+            assert_eq!(
+                options.eval.patterns,
+                EvalParams::pattern().patterns,
+                "{text}"
+            );
+        }
+        assert!(Spec::parse("depth=2,hand=/nonexistent/hand.txt").is_err());
+        let _ = std::fs::remove_file(&path);
+    }
 }
