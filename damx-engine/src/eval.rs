@@ -55,8 +55,8 @@ use crate::pattern::{Base, PatternWeights};
 use crate::score::Score;
 use crate::weights;
 
-/// Feature index of `man`.
-const MAN: usize = 0;
+/// Feature index of `man` (its weight, 100, is the unit of the scale).
+pub const MAN: usize = 0;
 /// Feature index of `king`.
 const KING: usize = 1;
 /// Feature index of `square 6`; square `n` is at `SQUARE + n - 6`.

@@ -12,7 +12,7 @@ use damx_engine::{EngineOptions, EvalParams, Limits};
 pub(crate) const SPEC_HELP: &str = "\
 a player is `random`, `material` (one-ply material) or comma-separated engine settings:
 depth=N, time=MS (per move), game=MS (per game, on a clock), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned|pattern (FILE.dxw: pattern weights),
-hand=FILE (the hand features' weights under them, as `train fit --model hand` writes),
+hand=FILE (the hand features' weights under them, as `train fit --model regions+hand` writes),
 lmr=on|off, aspiration=on|off, extension=on|off, threat=on|off,
 pruning=on|off, lmp=on|off, timeman=on|off (adaptive time on a game clock), pace=PERCENT (its soft bound), probcut=on|off, singular=on|off, steplmr=on|off, pcscaled=on|off,
 threats=on|off (no late-move reduction for a quiet move that threatens a capture),

@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
-use damx_engine::eval::{FEATURE_COUNT, Features, feature_names};
+use damx_engine::eval::{FEATURE_COUNT, Features, MAN, feature_names};
 use damx_engine::gauntlet::Rng;
 use damx_engine::openings;
 use damx_engine::pattern::{
@@ -817,6 +817,13 @@ fn endings(args: &[String]) -> anyhow::Result<()> {
     let nodes: u64 = options.number("nodes", 100_000)?;
     let threads: usize = options.number("threads", 0)?;
     let weights = options.get("weights").unwrap_or("pattern");
+    ensure!(
+        band.is_some()
+            || ["nodes", "weights", "threads"]
+                .iter()
+                .all(|k| options.get(k).is_none()),
+        "--nodes, --weights and --threads choose the search of --band: give --band too"
+    );
 
     ensure!(!options.files.is_empty(), "endings needs games files");
     let egdb = options.get("decided").map(players::databases).transpose()?;
@@ -1174,7 +1181,7 @@ fn hand_counts(pieces: &Pieces) -> Box<[(u16, i16)]> {
     Features::of(&position)
         .counts
         .into_iter()
-        .filter(|&(feature, _)| feature != 0)
+        .filter(|&(feature, _)| feature as usize != MAN)
         .collect()
 }
 
@@ -1481,53 +1488,53 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         }
         if model.playable() {
             let quantise = |w: f32| w.round().clamp(-30000.0, 30000.0) as i16;
-        let mut globals = [[0i16; 2]; GLOBAL_COUNT];
-        for (g, w) in globals.iter_mut().zip(&best) {
-            *g = [quantise(w[0]), quantise(w[1])];
-        }
-        let tables: Vec<[i16; 2]> = best[GLOBAL_COUNT..model.hand_first()]
-            .iter()
-            .map(|w| [quantise(w[0]), quantise(w[1])])
-            .collect();
-        let fitted = PatternWeights::from_parts(globals, tables)
-            .context("weights shape")?
-            .on_base(base);
-        let bytes = fitted.to_bytes();
-        write_atomically(&out, &bytes)?;
-        let used = fitted.tables().iter().filter(|w| **w != [0, 0]).count();
-        say(format!(
-            "fit: epoch {best_epoch} kept (validation loss {best_loss:.6}); {used} region weights set; wrote {} ({} bytes) in {:.1} s",
-            out.display(),
-            bytes.len(),
-            clock.elapsed().as_secs_f64()
-        ));
-        for (name, [o, e]) in global_names().iter().zip(fitted.globals()) {
-            say(format!("  {name:<22} {o:>6} {e:>6}"));
-        }
-        if model.hand {
-            // The hand weights the regions were fitted with: the built-in ones corrected.
-            let mut hand = EvalParams::tuned();
-            let corrections = &best[model.hand_first()..];
-            for (i, [o, e]) in corrections.iter().enumerate() {
-                hand.opening[i] += o.round() as i32;
-                hand.ending[i] += e.round() as i32;
+            let mut globals = [[0i16; 2]; GLOBAL_COUNT];
+            for (g, w) in globals.iter_mut().zip(&best) {
+                *g = [quantise(w[0]), quantise(w[1])];
             }
-            let hand_path = PathBuf::from(format!("{}.hand", out.display()));
-            write_atomically(&hand_path, hand.to_text().as_bytes())?;
-            say(format!("fit: the corrected hand weights in {}", hand_path.display()));
-            for (i, name) in feature_names().iter().enumerate() {
-                let [o, e] = corrections[i];
-                if o.abs() >= 3.0 || e.abs() >= 3.0 {
-                    say(format!(
-                        "  {name:<22} {:>6} {:>6}  ({o:+.0} {e:+.0})",
-                        hand.opening[i], hand.ending[i]
-                    ));
+            let tables: Vec<[i16; 2]> = best[GLOBAL_COUNT..model.hand_first()]
+                .iter()
+                .map(|w| [quantise(w[0]), quantise(w[1])])
+                .collect();
+            let fitted = PatternWeights::from_parts(globals, tables)
+                .context("weights shape")?
+                .on_base(base);
+            let bytes = fitted.to_bytes();
+            write_atomically(&out, &bytes)?;
+            let used = fitted.tables().iter().filter(|w| **w != [0, 0]).count();
+            say(format!(
+                "fit: epoch {best_epoch} kept (validation loss {best_loss:.6}); {used} region weights set; wrote {} ({} bytes) in {:.1} s",
+                out.display(),
+                bytes.len(),
+                clock.elapsed().as_secs_f64()
+            ));
+            for (name, [o, e]) in global_names().iter().zip(fitted.globals()) {
+                say(format!("  {name:<22} {o:>6} {e:>6}"));
+            }
+            if model.hand {
+                // The hand weights the regions were fitted with: the built-in ones corrected.
+                let mut hand = EvalParams::tuned();
+                let corrections = &best[model.hand_first()..];
+                for (i, [o, e]) in corrections.iter().enumerate() {
+                    hand.opening[i] += o.round() as i32;
+                    hand.ending[i] += e.round() as i32;
+                }
+                let hand_path = PathBuf::from(format!("{}.hand", out.display()));
+                write_atomically(&hand_path, hand.to_text().as_bytes())?;
+                say(format!("fit: the corrected hand weights in {}", hand_path.display()));
+                for (i, name) in feature_names().iter().enumerate() {
+                    let [o, e] = corrections[i];
+                    if o.abs() >= 3.0 || e.abs() >= 3.0 {
+                        say(format!(
+                            "  {name:<22} {:>6} {:>6}  ({o:+.0} {e:+.0})",
+                            hand.opening[i], hand.ending[i]
+                        ));
+                    }
                 }
             }
-        }
         } else {
             say(format!(
-                "fit: epoch {best_epoch} kept (validation loss {best_loss:.6}); the engine reads the regions model only, so no weights file is written"
+                "fit: epoch {best_epoch} kept (validation loss {best_loss:.6}); the engine cannot play the tempo or wide regions, so no weights file is written"
             ));
         }
         let log_path = PathBuf::from(format!("{}.log", out.display()));
@@ -1685,7 +1692,10 @@ mod tests {
             let position: Position = fen.parse().unwrap();
             let pieces = Pieces::of(&position);
             let counts = hand_counts(&pieces);
-            assert!(counts.iter().all(|&(feature, _)| feature != 0), "{fen}");
+            assert!(
+                counts.iter().all(|&(feature, _)| feature as usize != MAN),
+                "{fen}"
+            );
             let sample = Sample {
                 terms: Terms::of(&pieces),
                 wide: None,
