@@ -875,11 +875,12 @@ fn endings(args: &[String]) -> anyhow::Result<()> {
         let eval = players::weights(weights)?;
         let pieces: Vec<Pieces> = found.iter().map(Pieces::of).collect();
         let scores = thread_pool(threads)?.install(|| white_search_scores(&pieces, nodes, &eval));
-        let mut scores = scores.into_iter();
-        found.retain(|_| {
-            let score = i32::from(scores.next().unwrap_or(0)).abs();
-            (low..=high).contains(&score)
-        });
+        found = found
+            .into_iter()
+            .zip(scores)
+            .filter(|&(_, score)| (low..=high).contains(&i32::from(score).abs()))
+            .map(|(position, _)| position)
+            .collect();
     }
     for position in &found {
         text.push_str(&position.to_fen());
