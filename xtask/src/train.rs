@@ -76,12 +76,14 @@ the pattern evaluation's training pipeline (see README, Training):
     the side not to move (tempo) or 18 regions of two rows by four squares (wide), or both
     (tempo+wide): those fit only to compare their losses with the engine's model on the same
     positions, and write OUT.log alone; on the hand base, regions+hand also corrects the hand
-    features' weights (all but the man's) and writes them to OUT.hand";
+    features' weights (all but the man's) and writes them to OUT.hand; --fixed regions keeps
+    the region weights at START's and fits the rest alone (the globals, or the hand
+    corrections)";
 
 pub(crate) const ARGS: &str = "games [--games N] [--nodes N] [--seed N] [--shard I/N] [--dir DIR] [--weights W] \
                                [--random-plies N] [--threads N] | positions --out FILE [--min-ply N] [--label-nodes N] [--weights W] [--threads N] [--deviations N] GAMES-FILE... | \
                                fit --out FILE.dxw [--epochs N] [--batch N] [--lr X] [--decay X] [--shuffle epoch|once] [--l2 X] [--validation X] \
-                               [--seed N] [--start S] [--base zero|hand] [--threads N] [--model M] [--lambda X] POSITIONS-FILE... | \
+                               [--seed N] [--start S] [--base zero|hand] [--threads N] [--model M] [--lambda X] [--fixed regions] POSITIONS-FILE... | \
                                endings --out FILE [--pieces N] [--min-pieces N] [--decided DIR] [--band LOW,HIGH [--nodes N] [--weights W] [--threads N]] GAMES-FILE...";
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
@@ -1215,9 +1217,15 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
             "threads",
             "model",
             "lambda",
+            "fixed",
         ],
     )?;
     let model = Model::parse(options.get("model").unwrap_or("regions"))?;
+    let fixed_regions = match options.get("fixed") {
+        None => false,
+        Some("regions") => true,
+        Some(other) => bail!("--fixed names what keeps its start weights: regions, not `{other}`"),
+    };
     let parameters = model.parameters();
     let out = PathBuf::from(options.get("out").context("fit needs --out FILE.dxw")?);
     let epochs: usize = options.number("epochs", 30)?;
@@ -1252,6 +1260,10 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
     ensure!(
         !model.hand || base == Base::Hand,
         "--model hand corrects the hand features' weights: it needs --base hand"
+    );
+    ensure!(
+        !fixed_regions || model.hand || base == Base::Zero,
+        "--fixed regions on the hand base leaves nothing to fit without --model regions+hand"
     );
     let start_name = options.get("start").unwrap_or(match base {
         Base::Zero => "builtin",
@@ -1458,11 +1470,14 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                 let correction1 = 1.0 - beta1.powi(step);
                 let correction2 = 1.0 - beta2.powi(step);
                 // On the hand base the hand features stand for the globals: they stay zero.
+                // With --fixed regions the region weights keep their start values.
                 let first = match base {
                     Base::Zero => 0,
                     Base::Hand => GLOBAL_COUNT,
                 };
-                for i in first..parameters {
+                let fitted = (first..parameters)
+                    .filter(|&i| !(fixed_regions && (GLOBAL_COUNT..model.hand_first()).contains(&i)));
+                for i in fitted {
                     for phase in 0..2 {
                         let mut g = gradient[i][phase] / n;
                         if i >= GLOBAL_COUNT {
@@ -1722,6 +1737,83 @@ mod tests {
             );
         }
         assert!(Model::parse("regions+hand+wide").is_ok_and(|m| !m.playable()));
+    }
+
+    /// `fit --fixed regions` keeps the start's region weights and fits the hand corrections
+    /// alone; without a hand model on the hand base it has nothing to fit and is refused.
+    #[test]
+    fn fixed_regions_keep_their_start_weights() {
+        let mut engine = Engine::new(EngineOptions {
+            hash_mb: 1,
+            ..EngineOptions::default()
+        });
+        let dir = std::env::temp_dir().join(format!("damx-fixed-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let games = dir.join("games.txt");
+        let mut text = "# games\n".to_owned();
+        for (k, seed) in (1..=12).enumerate() {
+            let (line, _) = play_one(&mut engine, seed, 200, 4).unwrap();
+            text.push_str(&format!("{k}\t{line}\n"));
+        }
+        std::fs::write(&games, &text).unwrap();
+        let pos = dir.join("games.pos");
+        positions(&[
+            "--out".to_owned(),
+            pos.display().to_string(),
+            games.display().to_string(),
+        ])
+        .unwrap();
+        let start = dir.join("start.dxw");
+        std::fs::write(&start, PatternWeights::builtin().to_bytes()).unwrap();
+        let out = dir.join("fixed.dxw");
+        let fit_args = |extra: &[&str]| -> Vec<String> {
+            let mut args: Vec<String> = [
+                "--out",
+                out.to_str().unwrap(),
+                "--epochs",
+                "2",
+                "--batch",
+                "64",
+                "--lr",
+                "1",
+                "--validation",
+                "0.2",
+                "--base",
+                "hand",
+                "--start",
+                start.to_str().unwrap(),
+                "--threads",
+                "1",
+            ]
+            .map(String::from)
+            .to_vec();
+            args.extend(extra.iter().map(|a| a.to_string()));
+            // The file twice: the held-out positions (the end of the second copy) are among
+            // the training ones, so that a fit that learns them is kept over its start.
+            args.push(pos.display().to_string());
+            args.push(pos.display().to_string());
+            args
+        };
+        fit(&fit_args(&[
+            "--model",
+            "regions+hand",
+            "--fixed",
+            "regions",
+        ]))
+        .unwrap();
+        let fitted = PatternWeights::load(&out).unwrap();
+        assert_eq!(fitted.tables(), PatternWeights::builtin().tables());
+        let hand_text = std::fs::read_to_string(format!("{}.hand", out.display())).unwrap();
+        let hand = EvalParams::from_text(&hand_text).unwrap();
+        let tuned = EvalParams::tuned();
+        // A later epoch than the start was kept (the fit is seeded), and it moved the hand
+        // weights while the regions stayed.
+        let log = std::fs::read_to_string(format!("{}.log", out.display())).unwrap();
+        assert!(!log.contains("epoch 0 kept"), "{log}");
+        assert!(hand.opening != tuned.opening || hand.ending != tuned.ending);
+        assert!(fit(&fit_args(&["--fixed", "regions"])).is_err());
+        assert!(fit(&fit_args(&["--model", "regions+hand", "--fixed", "hand"])).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// Shards of one run play disjoint games.
