@@ -1644,10 +1644,7 @@ mod tests {
     /// well for White whichever side is to move, and the search is repeatable.
     #[test]
     fn search_scores_are_whites() {
-        let mut engine = Engine::new(EngineOptions {
-            hash_mb: 1,
-            ..EngineOptions::default()
-        });
+        let mut engine = small_engine();
         // White is two men up with Black to move, then the same with White to move.
         for fen in ["B:W31,32,33,34:B3,4", "W:W31,32,33,34:B3,4"] {
             let position: Position = fen.parse().unwrap();
@@ -1739,23 +1736,35 @@ mod tests {
         assert!(Model::parse("regions+hand+wide").is_ok_and(|m| !m.playable()));
     }
 
-    /// `fit --fixed regions` keeps the start's region weights and fits the hand corrections
-    /// alone; without a hand model on the hand base it has nothing to fit and is refused.
-    #[test]
-    fn fixed_regions_keep_their_start_weights() {
-        let mut engine = Engine::new(EngineOptions {
+    /// An engine with a small table, for the tests' games and searches.
+    fn small_engine() -> Engine {
+        Engine::new(EngineOptions {
             hash_mb: 1,
             ..EngineOptions::default()
-        });
-        let dir = std::env::temp_dir().join(format!("damx-fixed-{}", std::process::id()));
+        })
+    }
+
+    /// A fresh directory `damx-NAME-PID` under the temporary one, holding `games.txt`: one
+    /// game played to its end (at most 200 plies, 4 random) from each of `seeds`.
+    fn games_file(name: &str, seeds: &[u64]) -> (PathBuf, PathBuf) {
+        let mut engine = small_engine();
+        let dir = std::env::temp_dir().join(format!("damx-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let games = dir.join("games.txt");
         let mut text = "# games\n".to_owned();
-        for (k, seed) in (1..=12).enumerate() {
+        for (k, &seed) in seeds.iter().enumerate() {
             let (line, _) = play_one(&mut engine, seed, 200, 4).unwrap();
             text.push_str(&format!("{k}\t{line}\n"));
         }
         std::fs::write(&games, &text).unwrap();
+        (dir, games)
+    }
+
+    /// `fit --fixed regions` keeps the start's region weights and fits the hand corrections
+    /// alone; without a hand model on the hand base it has nothing to fit and is refused.
+    #[test]
+    fn fixed_regions_keep_their_start_weights() {
+        let (dir, games) = games_file("fixed", &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
         let pos = dir.join("games.pos");
         positions(&[
             "--out".to_owned(),
@@ -1827,24 +1836,12 @@ mod tests {
         assert!(a.is_disjoint(&b));
     }
 
-    /// A game is played to its end by the rules and its line replays.
     /// `endings` writes, for each game, its first quiet position within the piece range (a
     /// game that never has one gives none), and the file reads back as openings.
     #[test]
     fn endings_are_the_first_quiet_position_in_range() {
-        let mut engine = Engine::new(EngineOptions {
-            hash_mb: 1,
-            ..EngineOptions::default()
-        });
-        let dir = std::env::temp_dir().join(format!("damx-endings-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let games = dir.join("games.txt");
-        let mut text = "# games\n".to_owned();
-        for (k, seed) in [7, 8].into_iter().enumerate() {
-            let (line, _) = play_one(&mut engine, seed, 200, 4).unwrap();
-            text.push_str(&format!("{k}\t{line}\n"));
-        }
-        std::fs::write(&games, &text).unwrap();
+        let (dir, games) = games_file("endings", &[7, 8]);
+        let mut engine = small_engine();
         let out = dir.join("endings.fen");
         let args = [
             "--out",
@@ -1914,12 +1911,10 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A game is played to its end by the rules and its line replays.
     #[test]
     fn a_game_is_played_to_the_end() {
-        let mut engine = Engine::new(EngineOptions {
-            hash_mb: 1,
-            ..EngineOptions::default()
-        });
+        let mut engine = small_engine();
         let (line, plies) = play_one(&mut engine, 7, 200, 4).unwrap();
         let fields: Vec<&str> = line.split('\t').collect();
         assert_eq!(fields.len(), 4);
