@@ -7,6 +7,7 @@ mod ballots;
 mod chaos;
 mod common;
 mod conformance;
+mod depth;
 mod egdb_crosscheck;
 mod endings;
 mod fuzz_session;
@@ -69,6 +70,12 @@ const TASKS: &[Task] = &[
         args: endings::ARGS,
         about: endings::ABOUT,
         run: endings::run,
+    },
+    Task {
+        name: "depth",
+        args: depth::ARGS,
+        about: depth::ABOUT,
+        run: depth::run,
     },
     Task {
         name: "egdb-crosscheck",
