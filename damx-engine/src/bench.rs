@@ -58,8 +58,8 @@ impl Default for BenchOptions {
 /// One bench position's result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BenchLine {
-    /// The position.
-    pub fen: &'static str,
+    /// The position, as given.
+    pub fen: String,
     /// The move found.
     pub best_move: Option<Move>,
     /// Its score.
@@ -95,24 +95,41 @@ pub fn bench(options: &BenchOptions) -> BenchReport {
 
 /// [`bench`] with the evaluation `eval` (the signature of another weight set or evaluation).
 pub fn bench_with(options: &BenchOptions, eval: &EvalParams) -> BenchReport {
-    let mut engine = Engine::new(EngineOptions {
+    let engine = EngineOptions {
         threads: options.threads,
         hash_mb: options.hash_mb,
         eval: eval.clone(),
         ..EngineOptions::default()
-    });
+    };
+    bench_positions(&engine, options.depth, BENCH_POSITIONS)
+}
+
+/// The bench on other positions with any engine settings: each FEN of `fens` searched to
+/// `depth` with a fresh table and history, to compare search variants by their time to depth
+/// (a FEN that is not a position is skipped; check them first to report them).
+pub fn bench_positions<S: AsRef<str>>(
+    engine: &EngineOptions,
+    depth: u32,
+    fens: &[S],
+) -> BenchReport {
+    let options = BenchOptions {
+        depth,
+        threads: engine.threads,
+        hash_mb: engine.hash_mb,
+    };
+    let mut engine = Engine::new(engine.clone());
     let stop = StopSignal::new();
-    let limits = Limits::depth(options.depth);
+    let limits = Limits::depth(depth);
     let start = Instant::now();
-    let mut lines = Vec::with_capacity(BENCH_POSITIONS.len());
-    for fen in BENCH_POSITIONS {
+    let mut lines = Vec::with_capacity(fens.len());
+    for fen in fens.iter().map(AsRef::as_ref) {
         let Ok(position) = fen.parse::<Position>() else {
             continue;
         };
         engine.new_game();
         let result = engine.search(&Game::new(position), &limits, &stop, &mut |_| {});
         lines.push(BenchLine {
-            fen,
+            fen: fen.to_string(),
             best_move: result.best_move,
             score: result.score,
             nodes: result.nodes,
@@ -122,9 +139,9 @@ pub fn bench_with(options: &BenchOptions, eval: &EvalParams) -> BenchReport {
     let elapsed = start.elapsed();
     let nodes = lines.iter().map(|line| line.nodes).sum();
     BenchReport {
-        options: *options,
+        options,
         lines,
-        depth: options.depth,
+        depth,
         nodes,
         elapsed,
         nodes_per_second: per_second(nodes, elapsed),

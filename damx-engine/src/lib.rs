@@ -67,7 +67,8 @@ mod tt;
 mod weights;
 
 pub use bench::{
-    BENCH_DEPTH, BENCH_POSITIONS, BenchLine, BenchOptions, BenchReport, bench, bench_with,
+    BENCH_DEPTH, BENCH_POSITIONS, BenchLine, BenchOptions, BenchReport, bench, bench_positions,
+    bench_with,
 };
 pub use engine::{Engine, EngineOptions, Progress, SearchResult};
 pub use eval::{EvalKind, EvalParams, evaluate_with};

@@ -167,7 +167,7 @@ impl fmt::Display for BenchReport {
             "nodes", "score", "move"
         )?;
         for line in &self.lines {
-            let best = bench_move_text(line.fen, line.best_move);
+            let best = bench_move_text(&line.fen, line.best_move);
             writeln!(
                 f,
                 "{:>12}  {:>11}  {:<8}  {}",
@@ -190,26 +190,26 @@ impl serde::Serialize for BenchReport {
     /// The totals with the options, and one object per position.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(serde::Serialize)]
-        struct Report {
+        struct Report<'a> {
             depth: u32,
             threads: usize,
             hash_mb: usize,
             nodes: u64,
             seconds: f64,
             nodes_per_second: u64,
-            positions: Vec<Line>,
+            positions: Vec<Line<'a>>,
         }
         #[derive(serde::Serialize)]
-        struct Line {
-            fen: &'static str,
+        struct Line<'a> {
+            fen: &'a str,
             best_move: Option<String>,
             score: Score,
             nodes: u64,
             seconds: f64,
         }
         let positions = self.lines.iter().map(|line| Line {
-            fen: line.fen,
-            best_move: bench_move_text(line.fen, line.best_move),
+            fen: &line.fen,
+            best_move: bench_move_text(&line.fen, line.best_move),
             score: line.score,
             nodes: line.nodes,
             seconds: line.elapsed.as_secs_f64(),

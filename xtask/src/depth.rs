@@ -1,31 +1,21 @@
-//! `cargo xtask depth`: time to depth. Searches each position of a file to a fixed depth with
-//! the engine settings of a player and prints the nodes and time each took, so that two search
-//! variants can be compared on the same positions (the node counts are exact with one thread).
-
-use std::time::{Duration, Instant};
+//! `cargo xtask depth`: time to depth. The engine's bench ([`bench_positions`]) on the
+//! positions of a file with the engine settings of a player, so that two search variants can be
+//! compared on the same positions (the node counts are exact with one thread).
 
 use anyhow::{Context, bail};
-use damx_engine::{BENCH_POSITIONS, Engine, EngineOptions, Limits, StopSignal};
-use damx_rules::{Game, Position};
+use damx_engine::{BENCH_POSITIONS, EngineOptions, bench_positions};
+use damx_rules::Position;
 
 use crate::players::{self, Kind, Spec};
 
 pub(crate) const ABOUT: &str = "\
 search each position of FILE (one FEN a line; `#` starts a comment; default: the positions of
 `damx bench`) to a fixed depth with the engine settings of PLAYER (as for `strength`, with
-depth=N), a new search with an empty table for each, and print the nodes and time of each and
-their totals: compare two search variants on the same positions (time to depth).";
+depth=N), a new search with an empty table for each, and print the nodes, score and move of each
+and the totals, as `damx bench` does: compare two search variants on the same positions (time
+to depth).";
 
 pub(crate) const ARGS: &str = "--player SPEC [--positions FILE]";
-
-/// One position searched.
-#[derive(Debug)]
-struct Searched {
-    fen: String,
-    nodes: u64,
-    time: Duration,
-    summary: String,
-}
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut player = None;
@@ -44,30 +34,13 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         }
         None => BENCH_POSITIONS.iter().map(|fen| fen.to_string()).collect(),
     };
-    let (options, limits) = engine_settings(&player)?;
+    let (options, depth) = engine_settings(&player)?;
     println!(
         "depth: {player}, {} positions, load {}",
         fens.len(),
         players::load_average()
     );
-    let (mut nodes, mut time) = (0, Duration::ZERO);
-    for fen in &fens {
-        let searched = search_one(&options, &limits, fen)?;
-        nodes += searched.nodes;
-        time += searched.time;
-        println!(
-            "  {:>12} nodes {:>8.3} s  {:<24} {}",
-            searched.nodes,
-            searched.time.as_secs_f64(),
-            searched.summary,
-            searched.fen
-        );
-    }
-    println!(
-        "total {nodes} nodes in {:.2} s, {:.2} M nodes/s",
-        time.as_secs_f64(),
-        nodes as f64 / time.as_secs_f64().max(1e-9) / 1e6
-    );
+    println!("{}", bench_positions(&options, depth, &fens));
     Ok(())
 }
 
@@ -92,53 +65,19 @@ fn read_positions(text: &str) -> anyhow::Result<Vec<String>> {
 
 /// The engine settings and the depth of `player`, which must be the engine with `depth=N` and
 /// no other limit.
-fn engine_settings(player: &str) -> anyhow::Result<(EngineOptions, Limits)> {
+fn engine_settings(player: &str) -> anyhow::Result<(EngineOptions, u32)> {
     let spec = Spec::parse(player)?;
     let Kind::Engine(options, limits) = spec.kind else {
         bail!("the player must be the engine, not `{player}`");
     };
-    if limits.depth.is_none()
-        || limits.move_time.is_some()
-        || limits.nodes.is_some()
-        || spec.game_time.is_some()
-    {
-        bail!("time to depth needs depth=N (and no time, game time or nodes): `{player}`");
+    match limits.depth {
+        Some(depth)
+            if limits.move_time.is_none() && limits.nodes.is_none() && spec.game_time.is_none() =>
+        {
+            Ok((*options, depth))
+        }
+        _ => bail!("time to depth needs depth=N (and no time, game time or nodes): `{player}`"),
     }
-    Ok((*options, limits))
-}
-
-/// Searches `fen` to the depth of `limits` with a fresh engine.
-fn search_one(options: &EngineOptions, limits: &Limits, fen: &str) -> anyhow::Result<Searched> {
-    let position: Position = fen
-        .parse()
-        .with_context(|| format!("`{fen}` is not a position"))?;
-    let mut engine = Engine::new(options.clone());
-    let start = Instant::now();
-    let result = engine.search(
-        &Game::new(position),
-        limits,
-        &StopSignal::new(),
-        &mut |_| {},
-    );
-    let time = start.elapsed();
-    let best = result
-        .best_move
-        .map_or_else(|| "none".to_string(), |mv| mv.to_string());
-    Ok(Searched {
-        fen: fen.to_string(),
-        nodes: result.nodes,
-        time,
-        summary: format!("depth {} {} {}", result.depth, best, result.score),
-    })
-}
-
-/// Searches every position with `player`'s engine to its depth, each with a fresh engine.
-#[cfg(test)]
-fn search_all(player: &str, fens: &[String]) -> anyhow::Result<Vec<Searched>> {
-    let (options, limits) = engine_settings(player)?;
-    fens.iter()
-        .map(|fen| search_one(&options, &limits, fen))
-        .collect()
 }
 
 #[cfg(test)]
@@ -167,19 +106,17 @@ mod tests {
     fn same_settings_same_nodes() {
         let fens: Vec<String> = BENCH_POSITIONS[..2].iter().map(|f| f.to_string()).collect();
         let nodes = |player: &str| -> Vec<u64> {
-            search_all(player, &fens)
-                .unwrap()
-                .iter()
-                .map(|s| s.nodes)
-                .collect()
+            let (options, depth) = engine_settings(player).unwrap();
+            let report = bench_positions(&options, depth, &fens);
+            report.lines.iter().map(|line| line.nodes).collect()
         };
         let first = nodes("depth=7");
         assert!(first.iter().all(|&n| n > 0));
         assert_eq!(first, nodes("depth=7"));
         assert_ne!(first, nodes("depth=7,lmr=off"));
-        assert!(search_all("time=100", &fens).is_err());
-        assert!(search_all("depth=3,game=1000", &fens).is_err());
-        assert!(search_all("depth=3,nodes=1000", &fens).is_err());
-        assert!(search_all("material", &fens).is_err());
+        assert!(engine_settings("time=100").is_err());
+        assert!(engine_settings("depth=3,game=1000").is_err());
+        assert!(engine_settings("depth=3,nodes=1000").is_err());
+        assert!(engine_settings("material").is_err());
     }
 }
