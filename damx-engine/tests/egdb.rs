@@ -2,6 +2,7 @@
 //! directory, verified position by position, classical results of the game, resumed builds and
 //! damaged files.
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
@@ -17,8 +18,31 @@ fn pieces() -> u32 {
         .unwrap_or(4)
 }
 
+/// An empty directory `name` for this test process, under the build's scratch directory
+/// (`target/tmp`, so that `cargo clean` removes it).
+///
+/// The directories of a process outlive it (the shared build is in use until the last test
+/// ends, and nothing runs after that), so each process holds a lock on its own while it runs
+/// and removes those of earlier runs that no process holds any more.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("damx-egdb-test-{}-{name}", std::process::id()));
+    static OWN: OnceLock<(PathBuf, File)> = OnceLock::new();
+    let (own, _lock) = OWN.get_or_init(|| {
+        let runs = Path::new(env!("CARGO_TARGET_TMPDIR")).join("egdb-tests");
+        for run in std::fs::read_dir(&runs).into_iter().flatten().flatten() {
+            let lock = File::open(run.path().join("lock"));
+            if lock.is_ok_and(|lock| lock.try_lock().is_ok()) {
+                let _ = std::fs::remove_dir_all(run.path());
+            }
+        }
+        let own = runs.join(std::process::id().to_string());
+        std::fs::create_dir_all(&own).unwrap();
+        // Locked before it takes its name, so that no other run sees it unlocked.
+        let lock = File::create(own.join("lock.new")).unwrap();
+        lock.lock().unwrap();
+        std::fs::rename(own.join("lock.new"), own.join("lock")).unwrap();
+        (own, lock)
+    });
+    let dir = own.join(name);
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }

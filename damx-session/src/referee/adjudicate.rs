@@ -367,6 +367,8 @@ mod tests {
             build(&options, &|_| {}).expect("the 2-3-piece build succeeds");
             let egdb = Egdb::open(&dir).expect("the databases open");
             assert!(egdb.problems().is_empty(), "{:?}", egdb.problems());
+            // The databases are read into memory: the files are no longer needed.
+            let _ = std::fs::remove_dir_all(&dir);
             SharedEgdb::new(egdb)
         })
         .clone()

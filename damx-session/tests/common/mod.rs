@@ -5,6 +5,9 @@
 
 pub mod raw_peer;
 
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -101,9 +104,31 @@ pub fn quick(mut config: SessionConfig) -> SessionConfig {
     config
 }
 
-/// A temporary directory for one test, empty.
-pub fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("damx-session-{name}-{}", std::process::id()));
+/// A temporary directory for one test, empty, under the build's scratch directory
+/// (`target/tmp`, so that `cargo clean` removes it).
+///
+/// A test's directory stays after it (what a failed test wrote is there to look at): each test
+/// process holds a lock on its own directories while it runs and removes those of earlier runs
+/// that no process holds any more.
+pub fn temp_dir(name: &str) -> PathBuf {
+    static OWN: OnceLock<(PathBuf, File)> = OnceLock::new();
+    let (own, _lock) = OWN.get_or_init(|| {
+        let runs = Path::new(env!("CARGO_TARGET_TMPDIR")).join("session-tests");
+        for run in std::fs::read_dir(&runs).into_iter().flatten().flatten() {
+            let lock = File::open(run.path().join("lock"));
+            if lock.is_ok_and(|lock| lock.try_lock().is_ok()) {
+                let _ = std::fs::remove_dir_all(run.path());
+            }
+        }
+        let own = runs.join(std::process::id().to_string());
+        std::fs::create_dir_all(&own).unwrap();
+        // Locked before it takes its name, so that no other run sees it unlocked.
+        let lock = File::create(own.join("lock.new")).unwrap();
+        lock.lock().unwrap();
+        std::fs::rename(own.join("lock.new"), own.join("lock")).unwrap();
+        (own, lock)
+    });
+    let dir = own.join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
