@@ -325,7 +325,8 @@ impl Default for Timeouts {
 }
 
 /// How much noise a peer may make before its connection is ended: violations (undecodable,
-/// empty or out-of-state frames), chats and take-back requests.
+/// empty or out-of-state frames), chats, take-back requests, and games that bring no play
+/// (requests the Follower refuses, games ended before their first move).
 ///
 /// Noise is counted in a bucket that holds [`NoiseBudget::burst`] and refills at
 /// [`NoiseBudget::per_second`]; a peer that empties it, or that commits

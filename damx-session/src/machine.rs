@@ -918,9 +918,10 @@ impl PlayerMachine {
 
     // ---- noise ---------------------------------------------------------------------------
 
-    /// Counts what the peer's last input cost against the [`NoiseBudget`] (`noisy`, or a
-    /// violation among `out`), keeps the CHAT replies within their rate, and ends the game
-    /// (GAMEEND, stop code `1`) and the connection once the budget is spent.
+    /// Counts what the peer's last input cost against the [`NoiseBudget`] (`noisy`, a
+    /// violation among `out`, or a game that brought no play: a request we refused, a game
+    /// ended before its first move), keeps the CHAT replies within their rate, and ends the
+    /// game (GAMEEND, stop code `1`) and the connection once the budget is spent.
     fn count_noise(&mut self, now: Instant, noisy: bool, out: &mut Out) {
         let counted = |output: &&Output| {
             matches!(output, Output::Event(Event::Violation(v))
@@ -930,7 +931,14 @@ impl PlayerMachine {
         if self.is_closed() {
             return;
         }
-        let within = self.noise.count(now, noisy, violations);
+        // A stream of refused requests or of move-less games costs answers, records and
+        // engine set-ups without any play: as much noise as a stream of chats.
+        let playless = out.iter().any(|output| match output {
+            Output::Event(Event::GameRefused { by, .. }) => *by == Side::Us,
+            Output::Event(Event::GameOver(record)) => record.moves.is_empty(),
+            _ => false,
+        });
+        let within = self.noise.count(now, noisy || playless, violations);
         out.retain(|output| {
             !matches!(output, Output::Send(Message::Chat(_))) || self.noise.reply_allowed(now)
         });

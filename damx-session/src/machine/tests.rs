@@ -1487,6 +1487,49 @@ fn noise_within_the_rate_goes_on() {
     assert_eq!(h.recv("x").closed_because(), Some(&CloseReason::Noise));
 }
 
+/// Games that bring no play are noise: a flood of requests the Follower refuses, or of games
+/// the peer ends before their first move, closes the connection once the burst is spent; the
+/// same at the budget's rate goes on.
+#[test]
+fn playless_games_are_noise() {
+    let burst = NoiseBudget::default().burst as usize;
+    let refused = gamereq('Z', DEFAULT_MAX_MINUTES + 1, 0);
+    let mut h = Harness::follower();
+    let mut answers = 0;
+    for _ in 0..1000 {
+        let outs = h.recv(&refused);
+        answers += outs.sent().len();
+        if outs.closes() {
+            assert_eq!(outs.closed_because(), Some(&CloseReason::Noise));
+            break;
+        }
+    }
+    assert_eq!(h.phase(), PhaseKind::Closed);
+    assert!(answers <= burst + 1, "{answers}");
+
+    let mut h = Harness::follower();
+    let mut games = 0;
+    for _ in 0..1000 {
+        let outs = h.recv(&gamereq('Z', 5, 0));
+        if outs.closes() {
+            break;
+        }
+        games += 1;
+        if h.recv("E00").closes() {
+            break;
+        }
+    }
+    assert_eq!(h.phase(), PhaseKind::Closed);
+    assert!(games <= burst + 1, "{games}");
+
+    let mut h = Harness::follower();
+    for _ in 0..100 {
+        assert_eq!(h.recv(&refused).sent(), [format!("A{}2", pad(US))]);
+        h.now += Duration::from_secs(1);
+    }
+    assert_eq!(h.phase(), PhaseKind::AwaitingGameReq);
+}
+
 /// A BACKREQ flood is answered until the burst is spent, then the game ends.
 #[test]
 fn take_back_flood_is_bounded() {
