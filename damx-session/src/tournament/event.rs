@@ -155,14 +155,17 @@ pub enum TournamentEvent {
     End(EndKind),
 }
 
-/// Free text made safe for the end of a line: no line breaks, no leading or trailing blanks.
+/// Free text made safe for the end of a line: no line breaks, no leading or trailing blanks,
+/// and every other control character escaped (a program's name and chats reach the terminal
+/// through it).
 fn text(detail: &str) -> String {
-    detail
+    let joined = detail
         .split(['\n', '\r'])
         .map(str::trim)
         .filter(|part| !part.is_empty())
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    crate::render::escaped(&joined).into_owned()
 }
 
 /// Writes ` <detail>` when there is a detail.
@@ -321,5 +324,26 @@ mod tests {
                 "END h1",
             ]
         );
+    }
+
+    /// What a program sends (its DXP name, its chats, the frames quoted in a detail) cannot
+    /// reach the terminal as control characters: they are escaped.
+    #[test]
+    fn peer_text_is_escaped() {
+        let participant = TournamentEvent::Participant {
+            id: 2,
+            name: "b".into(),
+            dxp_name: "\x1b]0;x\x07\x1b[2JEvil".into(),
+        };
+        assert_eq!(
+            participant.to_string(),
+            "PARTICIPANT 2 b \\x1b]0;x\\x07\\x1b[2JEvil"
+        );
+        let note = TournamentEvent::Note {
+            number: 1,
+            name: "b".into(),
+            text: "chat: \tbell\x07\r\n".into(),
+        };
+        assert_eq!(note.to_string(), "NOTE 1 b chat: \\tbell\\x07");
     }
 }
