@@ -122,6 +122,7 @@ pub mod interrupt;
 pub mod machine;
 pub mod monitor;
 pub mod player;
+mod process;
 pub mod proxy;
 pub mod record;
 pub mod referee;

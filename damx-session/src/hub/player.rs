@@ -30,6 +30,7 @@ use super::protocol::{Line, format_move, format_position, parse_move, parse_move
 use super::serve::MAX_LINE;
 use crate::engine_player::{EnginePlayer, EnginePlayerOptions};
 use crate::player::{ClockState, GameInfo, Player, StopSignal};
+use crate::process;
 
 /// The engine's lines that may wait to be read.
 const LINE_QUEUE: usize = 4096;
@@ -133,22 +134,25 @@ impl Process {
             .map_err(HubError::Write)
     }
 
-    /// The next line whose command is `command`, until `deadline`.
+    /// Waits until `deadline` for the next line whose command is `command`, showing every
+    /// line before it to `seen` (and keeping none: an engine may print much before it).
     fn wait_for(
         &mut self,
         command: &'static str,
         deadline: Instant,
-    ) -> Result<Vec<String>, HubError> {
-        let mut seen = Vec::new();
+        mut seen: impl FnMut(&Line),
+    ) -> Result<(), HubError> {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(line) => {
-                    let found = Line::parse(&line).is_ok_and(|l| l.command == command);
-                    seen.push(line);
-                    if found {
-                        return Ok(seen);
+                    let Ok(line) = Line::parse(&line) else {
+                        continue;
+                    };
+                    if line.command == command {
+                        return Ok(());
                     }
+                    seen(&line);
                 }
                 Err(RecvTimeoutError::Timeout) => return Err(HubError::Timeout { what: command }),
                 Err(RecvTimeoutError::Disconnected) => return Err(HubError::Exited),
@@ -167,8 +171,7 @@ impl Process {
                 _ => break,
             }
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        process::kill(&mut self.child);
     }
 }
 
@@ -270,15 +273,13 @@ impl HubPlayer {
         }
         // Its own process group: Ctrl-C at the terminal reaches damx, which ends the game
         // properly and then the engine, instead of killing the engine mid-game.
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        process::own_group(&mut command);
         let mut child = command.spawn().map_err(|source| HubError::Spawn {
             program: program.clone(),
             source,
         })?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            let _ = child.kill();
-            let _ = child.wait();
+            process::kill(&mut child);
             return Err(HubError::Exited);
         };
         // Bounded: an engine that floods its output between moves waits on its pipe instead of
@@ -308,19 +309,19 @@ impl HubPlayer {
     fn greet(&mut self, process: &mut Process) -> Result<(), HubError> {
         let deadline = Instant::now() + self.options.start_timeout;
         process.send("hub")?;
-        for line in process.wait_for("wait", deadline)? {
-            if let Ok(line) = Line::parse(&line)
-                && line.command == "id"
-            {
-                self.engine_name = line.get("name").map(str::to_owned);
+        let mut engine_name = None;
+        process.wait_for("wait", deadline, |line| {
+            if line.command == "id" {
+                engine_name = line.get("name").map(str::to_owned);
             }
-        }
+        })?;
+        self.engine_name = engine_name;
         for (name, value) in &self.options.params {
             let line = Line::new("set-param").arg("name", name).arg("value", value);
             process.send(&line.to_string())?;
         }
         process.send("init")?;
-        process.wait_for("ready", deadline)?;
+        process.wait_for("ready", deadline, |_| {})?;
         Ok(())
     }
 

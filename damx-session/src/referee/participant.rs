@@ -35,6 +35,7 @@ use crate::engine_player::{EnginePlayer, EnginePlayerOptions};
 use crate::hub::{HubPlayer, HubPlayerOptions};
 use crate::machine::Incoming;
 use crate::player::{FirstLegalPlayer, Player, RandomPlayer};
+use crate::process;
 
 /// A program that takes part in matches and tournaments.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -306,8 +307,7 @@ impl Instance {
                         thread::sleep(Duration::from_millis(10));
                     }
                     _ => {
-                        let _ = child.kill();
-                        let _ = child.wait();
+                        process::kill(&mut child);
                         break;
                     }
                 }
@@ -323,8 +323,7 @@ impl Instance {
 impl Drop for Instance {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
+            process::kill(&mut child);
         }
         if let Some(builtin) = self.builtin.take() {
             builtin.control.abort();
@@ -528,6 +527,7 @@ fn spawn(
     };
     let mut command = Command::new(&program_path);
     command.args(args.iter().map(fill)).stdin(Stdio::null());
+    process::own_group(&mut command);
     if let Some(dir) = &dir {
         command.current_dir(dir);
     }
