@@ -433,7 +433,7 @@ impl Observer {
     /// `from`'s GAMEREQ asks for the next game, if `from` is the Initiator; `observed` so far.
     fn request_for(&mut self, from: Party, request: GameReq, mut observed: Observed) -> Observed {
         if self.initiator == Some(from) {
-            self.games += 1;
+            self.games = self.games.saturating_add(1);
             self.phase = Phase::Requested { by: from, request };
             observed.meaning = Some(Meaning::Requested { request });
         }
