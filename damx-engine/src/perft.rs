@@ -111,7 +111,11 @@ fn split(position: &Position, depth: u32, wanted: usize) -> Vec<Task> {
             depth: depth - 1,
         })
         .collect();
-    while tasks.len() < wanted && tasks.iter().all(|task| task.depth > MIN_TASK_DEPTH) {
+    // (No root move: no task, and nothing to expand.)
+    while !tasks.is_empty()
+        && tasks.len() < wanted
+        && tasks.iter().all(|task| task.depth > MIN_TASK_DEPTH)
+    {
         tasks = tasks
             .into_iter()
             .flat_map(|task| {
@@ -184,6 +188,22 @@ mod tests {
             last.load(Ordering::Relaxed),
             reports.load(Ordering::Relaxed)
         );
+    }
+
+    /// A position whose side to move has no move counts no leaf at any depth but 0, on any
+    /// number of threads, and its divide is empty.
+    #[test]
+    fn no_move_at_the_root() {
+        for fen in ["W:W:B1", "W:W50:B44,45,39"] {
+            let position: Position = fen.parse().unwrap();
+            for threads in [1, 2] {
+                assert_eq!(perft_parallel(&position, 0, threads), 1, "{fen}");
+                for depth in [1, 2, 9] {
+                    assert_eq!(perft_parallel(&position, depth, threads), 0, "{fen} {depth}");
+                    assert!(divide_parallel(&position, depth, threads, &|_, _| {}).is_empty());
+                }
+            }
+        }
     }
 
     /// Positions where a side has no moves inside the split tree still count right: a lone
