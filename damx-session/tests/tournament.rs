@@ -638,6 +638,33 @@ fn a_program_in_a_relative_directory_starts() {
     });
 }
 
+/// A Hub engine whose program cannot start is disqualified as one that did not start, with the
+/// system's reason, not scored as a player that gives up its games.
+#[test]
+fn a_hub_engine_that_cannot_start_is_no_start() {
+    bounded(Duration::from_secs(60), || {
+        let hub = "hub:/nonexistent/damx-hub-engine,name=missing"
+            .parse::<ParticipantSpec>()
+            .expect("a Hub participant");
+        let mut participants = name_participants(vec![hub]);
+        participants.push(random("random", 1));
+        let config = quick(participants, Format::Match, 1);
+        let (_, lines) = run(&config, &TournamentControl::new());
+        assert!(
+            lines.iter().any(|line| line.starts_with("DISQUALIFICATION")
+                && line.contains(" missing no-start ")
+                && line.contains("cannot start /nonexistent/damx-hub-engine")),
+            "{lines:#?}"
+        );
+        let results = lines_starting(&lines, "RESULT");
+        assert!(!results.is_empty());
+        assert!(
+            results.iter().all(|line| line.contains("no-start")),
+            "{results:#?}"
+        );
+    });
+}
+
 /// A Hub engine that crashes, hangs or sends a move that is not legal loses each game by
 /// giving it up, in bounded time, and the match goes on to the end: no points, and the PDN
 /// says it gave up.

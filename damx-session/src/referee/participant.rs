@@ -32,7 +32,7 @@ use crate::config::{FollowerConfig, SessionConfig};
 use crate::connection::{Connection, ConnectionOptions, Transcript};
 use crate::driver::{Control, accept, run_session};
 use crate::engine_player::{EnginePlayer, EnginePlayerOptions};
-use crate::hub::{HubPlayer, HubPlayerOptions};
+use crate::hub::{HubError, HubPlayer, HubPlayerOptions};
 use crate::machine::Incoming;
 use crate::player::{FirstLegalPlayer, Player, RandomPlayer};
 use crate::process;
@@ -168,6 +168,8 @@ pub enum LaunchError {
         /// What was awaited.
         what: String,
     },
+    /// A Hub engine program did not start or did not answer its greeting.
+    Hub(HubError),
 }
 
 impl fmt::Display for LaunchError {
@@ -179,6 +181,7 @@ impl fmt::Display for LaunchError {
                 write!(f, "the program exited before connecting ({status})")
             }
             LaunchError::Timeout { what } => write!(f, "{what}"),
+            LaunchError::Hub(error) => write!(f, "{error}"),
         }
     }
 }
@@ -187,6 +190,7 @@ impl std::error::Error for LaunchError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             LaunchError::Spawn { source, .. } | LaunchError::Io { source, .. } => Some(source),
+            LaunchError::Hub(error) => Some(error),
             LaunchError::Exited { .. } | LaunchError::Timeout { .. } => None,
         }
     }
@@ -369,10 +373,16 @@ fn start_builtin(
         })),
         BuiltinPlayer::Random { seed } => Box::new(RandomPlayer::new(name, *seed)),
         BuiltinPlayer::FirstLegal => Box::new(FirstLegalPlayer::new(name)),
-        BuiltinPlayer::Hub(hub) => Box::new(HubPlayer::new(HubPlayerOptions {
-            name: name.to_owned(),
-            ..(**hub).clone()
-        })),
+        BuiltinPlayer::Hub(hub) => {
+            let mut player = HubPlayer::new(HubPlayerOptions {
+                name: name.to_owned(),
+                ..(**hub).clone()
+            });
+            // Started now, so that a program that cannot start is reported as one that did
+            // not start, not as a player that gives up every game.
+            player.start().map_err(LaunchError::Hub)?;
+            Box::new(player)
+        }
     };
     let (control, commands) = Control::new();
     let (done_tx, done) = unbounded::<()>();
