@@ -298,6 +298,12 @@ fn a_finished_slice_is_not_built_again_and_a_damaged_one_is() {
     assert_eq!(egdb.probe(&"W:WK1,K2:BK50".parse().unwrap()), None);
     assert_eq!(egdb.probe(&"W:WK1:BK50".parse().unwrap()), Some(Wdl::Draw));
     assert_eq!(egdb.missing(3).len(), 3);
+    // The slices that lead into the damaged ones cannot be checked, and are not called wrong.
+    let verified = egdb::verify(&dir, None, 1, &|_| {}).unwrap();
+    assert_eq!(verified.wrong, 0, "{verified}: {:?}", verified.examples);
+    assert!(verified.unverifiable > 0, "{verified}");
+    assert_eq!(verified.problems.len(), 4, "{verified}");
+    assert!(!verified.is_ok());
 
     std::fs::remove_file(dir.join("XYZ.egdb")).unwrap();
     let (repaired, events) = build_saying(&options);
@@ -346,7 +352,9 @@ fn the_reports_say_what_the_databases_hold() {
     let observer = |event: egdb::VerifyEvent| lines.lock().unwrap().push(event.to_string());
     let verified = egdb::verify(built(), Some(2), 1, &observer).unwrap();
     assert!(
-        verified.to_string().ends_with(" 0 wrong, 0 files unusable"),
+        verified
+            .to_string()
+            .ends_with(" 0 wrong, 0 not verifiable, 0 files unusable"),
         "{verified}"
     );
     let lines = lines.into_inner().unwrap();

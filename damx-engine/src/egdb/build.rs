@@ -706,6 +706,9 @@ pub enum VerifyEvent {
         checked: u64,
         /// Positions whose value does not follow from their successors.
         wrong: u64,
+        /// Positions with a successor in a slice that is missing or unusable, so that their
+        /// value cannot be checked.
+        unverifiable: u64,
     },
 }
 
@@ -718,7 +721,10 @@ pub struct VerifyReport {
     pub checked: u64,
     /// Positions whose stored value does not follow from their successors.
     pub wrong: u64,
-    /// The first few of them, described.
+    /// Positions with a successor in a slice that is missing or unusable (see `problems`),
+    /// so that their value could not be checked.
+    pub unverifiable: u64,
+    /// The first few wrong ones, described.
     pub examples: Vec<String>,
     /// Files that could not be used at all.
     pub problems: Vec<Problem>,
@@ -727,9 +733,10 @@ pub struct VerifyReport {
 }
 
 impl VerifyReport {
-    /// Whether everything checked out: no wrong value, no unusable file.
+    /// Whether everything checked out: no wrong value, none that could not be checked, no
+    /// unusable file.
     pub fn is_ok(&self) -> bool {
-        self.wrong == 0 && self.problems.is_empty()
+        self.wrong == 0 && self.unverifiable == 0 && self.problems.is_empty()
     }
 }
 
@@ -843,6 +850,7 @@ pub fn verify(
         }
         let distances = stores_distances(material);
         let wrong = AtomicU64::new(0);
+        let unverifiable = AtomicU64::new(0);
         let checked = AtomicU64::new(0);
         let examples = Mutex::new(Vec::new());
         let tables = &tables;
@@ -869,7 +877,11 @@ pub fn verify(
                 };
                 let stored = decode_value(byte, distances);
                 let problem = match expected_value(tables, material, &position, moves) {
-                    Err(problem) => Some(problem),
+                    Err(_) => {
+                        // A slice it leads to is missing or unusable (reported as such).
+                        unverifiable.fetch_add(1, Ordering::Relaxed);
+                        return;
+                    }
                     Ok(expected) => {
                         let capped = |v: Value| Value {
                             wdl: v.wdl,
@@ -893,9 +905,11 @@ pub fn verify(
                 }
             });
         let (checked, wrong) = (checked.into_inner(), wrong.into_inner());
+        let unverifiable = unverifiable.into_inner();
         report.slices += 1;
         report.checked += checked;
         report.wrong += wrong;
+        report.unverifiable += unverifiable;
         let examples = examples.into_inner().unwrap_or_else(|e| e.into_inner());
         let room = 10usize.saturating_sub(report.examples.len());
         report.examples.extend(examples.into_iter().take(room));
@@ -903,6 +917,7 @@ pub fn verify(
             material,
             checked,
             wrong,
+            unverifiable,
         });
     }
     report.seconds = start.elapsed().as_secs_f64();

@@ -691,21 +691,25 @@ impl fmt::Display for VerifyEvent {
             VerifyEvent::Finished {
                 material,
                 checked,
-                wrong: 0,
-            } => write!(
-                f,
-                "{:<8} {checked} positions checked, all correct",
-                material.to_string()
-            ),
-            VerifyEvent::Finished {
-                material,
-                checked,
                 wrong,
-            } => write!(
-                f,
-                "{:<8} {checked} positions checked, {wrong} WRONG",
-                material.to_string()
-            ),
+                unverifiable,
+            } => {
+                write!(f, "{:<8} {checked} positions checked", material.to_string())?;
+                if *wrong == 0 && *unverifiable == 0 {
+                    return f.write_str(", all correct");
+                }
+                if *wrong > 0 {
+                    write!(f, ", {wrong} WRONG")?;
+                }
+                if *unverifiable > 0 {
+                    write!(
+                        f,
+                        ", {unverifiable} not verifiable (a slice they lead to is missing or \
+                         unusable)"
+                    )?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -714,11 +718,13 @@ impl fmt::Display for VerifyReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} slices, {} positions checked in {:.1} s: {} wrong, {} files unusable",
+            "{} slices, {} positions checked in {:.1} s: {} wrong, {} not verifiable, {} files \
+             unusable",
             self.slices,
             self.checked,
             self.seconds,
             self.wrong,
+            self.unverifiable,
             self.problems.len()
         )
     }
@@ -811,7 +817,25 @@ mod tests {
             material,
             checked: 5,
             wrong: 0,
+            unverifiable: 0,
         };
         assert!(checked.is_line() && !checked.is_problem());
+        assert!(
+            checked
+                .to_string()
+                .ends_with("5 positions checked, all correct")
+        );
+        let unverifiable = VerifyEvent::Finished {
+            material,
+            checked: 5,
+            wrong: 1,
+            unverifiable: 3,
+        };
+        assert!(
+            unverifiable
+                .to_string()
+                .ends_with("5 positions checked, 1 WRONG, 3 not verifiable (a slice they lead to is missing or unusable)"),
+            "{unverifiable}"
+        );
     }
 }
