@@ -26,7 +26,7 @@
 use std::fmt;
 use std::io::BufRead;
 
-use crossbeam_channel::{Receiver, Sender, never, select, unbounded};
+use crossbeam_channel::{Receiver, Sender, bounded, never, select};
 use damx_rules::{Move, MoveTextError, MoveTextErrorKind, Position};
 use damx_wire::EndReason;
 
@@ -219,8 +219,10 @@ impl Reply {
 /// The lines a person types on `input` (without their line ends), read on a thread of their
 /// own so that the session goes on while they think: the `lines` of [`Seat::converse`]. The
 /// channel closes at the end of the input or at a read error, which ends the conversation.
+/// At most [`LINES_AHEAD`] lines are read ahead of the conversation (a script piped in waits
+/// in its pipe).
 pub fn typed_lines(input: impl BufRead + Send + 'static) -> Receiver<String> {
-    let (lines, typed) = unbounded();
+    let (lines, typed) = bounded(LINES_AHEAD);
     std::thread::spawn(move || {
         for line in input.lines() {
             let Ok(line) = line else { break };
@@ -231,6 +233,9 @@ pub fn typed_lines(input: impl BufRead + Send + 'static) -> Receiver<String> {
     });
     typed
 }
+
+/// How many typed lines [`typed_lines`] reads ahead of the conversation.
+pub const LINES_AHEAD: usize = 64;
 
 /// The person's DXP name: `given`, else their user name (`$USER`), else `player`.
 pub fn person_name(given: Option<String>) -> String {
@@ -329,6 +334,9 @@ pub struct Seat {
     position: Position,
     ply: usize,
     in_game: bool,
+    /// Lines are read only when the person is to move or asked a question
+    /// ([`Seat::scripted`]).
+    scripted: bool,
 }
 
 impl Seat {
@@ -342,7 +350,18 @@ impl Seat {
             position: Position::initial(),
             ply: 0,
             in_game: false,
+            scripted: false,
         }
+    }
+
+    /// The seat of a script (lines piped in rather than typed): [`Seat::converse`] reads the
+    /// next line only when the person is to move or a take-back request waits for an answer,
+    /// so that moves written ahead are played in their turns instead of being refused before
+    /// them. (A person at a terminal is answered at once, whatever the turn.)
+    #[must_use]
+    pub fn scripted(mut self) -> Seat {
+        self.scripted = true;
+        self
     }
 
     /// The position of the running game (or of the last one).
@@ -409,7 +428,12 @@ impl Seat {
             show,
             open: true,
         };
+        let held = never();
         loop {
+            let waiting = front.seat.scripted
+                && front.seat.current_turn().is_none()
+                && !front.seat.take_back_asked;
+            let next_line = if waiting { &held } else { &lines };
             select! {
                 recv(events) -> event => match event {
                     Ok(event) => front.event(&event),
@@ -426,7 +450,7 @@ impl Seat {
                     }
                     Err(_) => turns = never(),
                 },
-                recv(lines) -> line => match line {
+                recv(next_line) -> line => match line {
                     Ok(line) => front.line(&line),
                     Err(_) => {
                         lines = never();
@@ -869,6 +893,60 @@ mod tests {
         let played = asking.join().unwrap().unwrap();
         assert_eq!(Position::initial().move_text(&played), "32-28");
         assert_eq!(stopping.join().unwrap(), Ok(Command::Stop));
+    }
+
+    /// A script's lines wait for the person's turns: a move written before the game starts is
+    /// played when the first turn comes (at a terminal it would be refused: no game yet), and
+    /// the end of the script stops the session at the next turn.
+    #[test]
+    fn a_script_plays_its_moves_in_turn() {
+        let (control, commands) = Control::new();
+        let mut seat = Seat::new(control).scripted();
+        let (events_tx, events) = unbounded();
+        let (lines_tx, lines) = unbounded();
+        lines_tx.send("32-28".into()).unwrap();
+        drop(lines_tx);
+        let (mut player, turns) = ChannelPlayer::new("person");
+        let asking = thread::spawn(move || {
+            // The game starts a little after the script was read.
+            thread::sleep(Duration::from_millis(50));
+            events_tx.send(started(Position::initial())).unwrap();
+            let mut game = Game::new(Position::initial());
+            let first = player.choose_move(&game, &ClockState::default(), &StopSignal::default());
+            game.play(first.unwrap());
+            let reply = game.position().parse_move("19-23").unwrap();
+            game.play(reply);
+            let stop = StopSignal::default();
+            let asked = thread::scope(|scope| {
+                let second =
+                    scope.spawn(|| player.choose_move(&game, &ClockState::default(), &stop));
+                // The seat is told to stop at the second turn, for the script has ended.
+                let told = commands.recv_timeout(Duration::from_secs(10));
+                stop.stop();
+                let _ = second.join();
+                told
+            });
+            drop(events_tx);
+            (first, asked)
+        });
+        let mut shown = Vec::new();
+        seat.converse(&events, turns, lines, &mut |what| {
+            if let Shown::Text(text) = what {
+                shown.push(text.to_owned());
+            }
+            true
+        });
+        let (first, told) = asking.join().unwrap();
+        assert_eq!(Position::initial().move_text(&first.unwrap()), "32-28");
+        assert_eq!(told, Ok(Command::Stop));
+        assert_eq!(
+            shown,
+            [
+                "your move (white):",
+                "your move (white):",
+                "end of input: stopping"
+            ]
+        );
     }
 
     /// A person's name is the one given, else the user's, else `player`.

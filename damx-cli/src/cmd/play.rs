@@ -7,9 +7,10 @@
 //! ([`damx_session::seat::Opponent::person_initiates`]). The person is a [`ChannelPlayer`]
 //! answered through a [`Seat`], whose [`Seat::converse`] takes the lines typed on standard
 //! input ([`typed_lines`]) and says what to print: the events, the replies, questions and
-//! prompts. The end of standard input stops the game.
+//! prompts. The end of standard input stops the game. Standard input that is not a terminal
+//! is a script ([`Seat::scripted`]): each line is read at the person's turn.
 
-use std::io::{BufReader, Write};
+use std::io::{BufReader, IsTerminal, Write};
 
 use damx_session::ChannelPlayer;
 use damx_session::render::{RenderOptions, Renderer};
@@ -46,7 +47,15 @@ pub(crate) fn run(args: &PlayArgs, out: &mut dyn Write) -> Result<(), Error> {
             written.is_ok()
         };
         let typed = typed_lines(BufReader::new(std::io::stdin()));
-        Seat::new(control).converse(&events, turns, typed, &mut print);
+        // Moves piped in are played in their turns; a person at the terminal is answered at
+        // once.
+        let seat = Seat::new(control);
+        let mut seat = if std::io::stdin().is_terminal() {
+            seat
+        } else {
+            seat.scripted()
+        };
+        seat.converse(&events, turns, typed, &mut print);
         written
     };
     let reports = drive_with(
