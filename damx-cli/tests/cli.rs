@@ -181,6 +181,21 @@ fn perft() {
     }
     let says = ["square 51 is outside 1..=50"];
     run("perft W:W31-51:B1-20 3", 2, Is(""), Has(&says));
+    // No legal move for the side to move: no leaf below the root, at once.
+    run(
+        "perft W:W:B1 3 --threads 2",
+        0,
+        Has(&["nodes    0\n"]),
+        Is(""),
+    );
+}
+
+/// A DXP name that does not fit the protocol is refused, not cut.
+#[test]
+fn a_name_that_does_not_fit_is_refused() {
+    let long = "a".repeat(33);
+    let says = ["name of 33 bytes, at most 32 allowed"];
+    run(&format!("initiate --name {long}"), 2, Is(""), Has(&says));
 }
 
 /// `analyse` as text: the board, one line per depth up to the limit, then the best move,
