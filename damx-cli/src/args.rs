@@ -103,7 +103,18 @@ impl GlobalArgs {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Play in the terminal against the built-in engine or a DXP program
-    #[command(display_order = 10, after_long_help = PLAY_EXAMPLES)]
+    #[command(
+        display_order = 10,
+        after_long_help = PLAY_EXAMPLES,
+        mut_arg("minutes", |arg| arg.help(
+            "Thinking time per player for the whole game, in minutes (the GAMEREQ's clock; 0: \
+             none) [default: 60]"
+        )),
+        mut_arg("color", |arg| arg.help(
+            "The colour you play (the first game's, with alternate); the engine or program \
+             gets the other one [default: white]"
+        )),
+    )]
     Play(PlayArgs),
 
     /// Watch two built-in engines play a complete DXP game over TCP on 127.0.0.1

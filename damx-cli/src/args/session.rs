@@ -59,11 +59,18 @@ pub(crate) struct PaceArgs {
     pace: u64,
 }
 
+/// A name as DXP carries it: refused, not cut, when it does not fit.
+fn dxp_name(text: &str) -> Result<String, String> {
+    damx_wire::Name::new(text)
+        .map(|_| text.to_owned())
+        .map_err(|error| error.to_string())
+}
+
 /// Our side of the DXP dialogue.
 #[derive(Debug, Args)]
 pub(crate) struct DxpArgs {
-    /// Our DXP name (at most 32 characters)
-    #[arg(long, value_name = "NAME")]
+    /// Our DXP name (at most 32 characters of printable ASCII)
+    #[arg(long, value_name = "NAME", value_parser = dxp_name)]
     name: Option<String>,
 
     #[command(flatten)]
@@ -307,7 +314,7 @@ pub(crate) struct PlanArgs {
     games: u32,
 
     /// Thinking time per player for the whole game, in minutes (the GAMEREQ's clock; 0: none,
-    /// which some programs ignore) [default: 5; play: 60]
+    /// which some programs ignore) [default: 5]
     #[arg(long, value_name = "M", value_parser = clap::value_parser!(u16).range(0..=999))]
     minutes: Option<u16>,
 
@@ -315,8 +322,8 @@ pub(crate) struct PlanArgs {
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=999))]
     moves: u16,
 
-    /// The colour damx plays, in `play` the colour you play; the other side gets the other one
-    /// [default: alternate; play: white]
+    /// The colour the Initiator plays (the first game's, with alternate); the Follower gets the
+    /// other one [default: alternate]
     #[arg(long, value_parser = words::<SeriesColors>())]
     color: Option<SeriesColors>,
 }
