@@ -53,6 +53,15 @@ fn a_build_beyond_the_memory_is_refused_with_the_estimate() {
         run(&huge, 2, Is(""), Has(&["MiB of memory"]));
     }
     run("egdb build --pieces 8", 2, Is(""), Has(&[]));
+    // A file where the directory should be.
+    let file = dir.file("a-file", "");
+    let says = ["cannot create directory", "a file of that name is there"];
+    run(
+        &format!("egdb build --pieces 2 --dir {file}"),
+        3,
+        Is(""),
+        Has(&says),
+    );
 }
 
 /// `damx match --adjudicate egdb`: games that reach a quiet position within the databases end

@@ -22,20 +22,24 @@ use crate::progress::Progress;
 #[derive(Debug, Subcommand)]
 pub(crate) enum Action {
     /// Build every slice up to N pieces (finished slices are kept; an interrupted build resumes)
+    #[command(after_long_help = BUILD_EXAMPLES)]
     Build {
         /// The most pieces on the board
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=MAX_SLICE_PIECES as i64))]
         pieces: u32,
     },
     /// Show what the databases hold, the files that cannot be used, and the cost of a probe
+    #[command(after_long_help = INFO_EXAMPLES)]
     Info,
     /// The value of a position, and of each of its moves
+    #[command(after_long_help = PROBE_EXAMPLES)]
     Probe {
         /// The position, as a FEN such as "W:WK46,K47,K48:BK5"
         #[arg(value_parser = Position::from_fen_or_startpos)]
         position: Position,
     },
-    /// Check every stored position against its successors (exit code 1 on any mismatch)
+    /// Check every stored position against its successors (exit code 1 unless all correct)
+    #[command(after_long_help = VERIFY_EXAMPLES)]
     Verify {
         /// Only the slices of at most N pieces
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=MAX_SLICE_PIECES as i64))]
@@ -43,9 +47,38 @@ pub(crate) enum Action {
     },
 }
 
+const BUILD_EXAMPLES: &str = "\
+Examples:
+  damx egdb build --pieces 4
+  damx egdb build --pieces 5 --dir /data/egdb
+
+Slices already built are kept, so the same command resumes an interrupted build; a piece count \
+whose build would not fit in memory is refused with the estimate.";
+
+const INFO_EXAMPLES: &str = "\
+Examples:
+  damx egdb info
+  damx egdb info --dir /data/egdb";
+
+const PROBE_EXAMPLES: &str = "\
+Examples:
+  damx egdb probe 'W:WK46,K47,K48:BK5'
+  damx egdb probe 'B:W31,K5:BK46' --dir /data/egdb
+
+A position outside the databases (too many pieces, a capture pending, a slice missing) is \
+answered \"unknown\", with the reason.";
+
+const VERIFY_EXAMPLES: &str = "\
+Examples:
+  damx egdb verify
+  damx egdb verify --pieces 3 --dir /data/egdb";
+
 fn egdb_error(error: EgdbError) -> Error {
     match error {
         EgdbError::Directory { path, source } => Error::file("read directory", &path, source),
+        EgdbError::CreateDirectory { path, source } => {
+            Error::file("create directory", &path, source)
+        }
         EgdbError::Write { path, source } => Error::file("write", &path, source),
         EgdbError::Memory { .. } => Error::Usage(error.to_string()),
         EgdbError::Dependency { .. } => Error::Invalid(error.to_string()),

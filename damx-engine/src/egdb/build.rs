@@ -597,7 +597,15 @@ pub fn build(
 ) -> Result<BuildReport, EgdbError> {
     let start = Instant::now();
     let dir = &options.dir;
-    std::fs::create_dir_all(dir).map_err(|source| EgdbError::Directory {
+    let created = if dir.exists() && !dir.is_dir() {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::NotADirectory,
+            "a file of that name is there",
+        ))
+    } else {
+        std::fs::create_dir_all(dir)
+    };
+    created.map_err(|source| EgdbError::CreateDirectory {
         path: dir.clone(),
         source,
     })?;

@@ -222,6 +222,13 @@ pub enum EgdbError {
         /// The cause.
         source: io::Error,
     },
+    /// The directory of a build cannot be created (or the path is a file).
+    CreateDirectory {
+        /// The directory.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
     /// A file cannot be written or renamed during a build.
     Write {
         /// The file.
@@ -256,6 +263,9 @@ impl fmt::Display for EgdbError {
                     path.display()
                 )
             }
+            EgdbError::CreateDirectory { path, source } => {
+                write!(f, "cannot create directory {}: {source}", path.display())
+            }
             EgdbError::Write { path, source } => {
                 write!(f, "cannot write {}: {source}", path.display())
             }
@@ -275,7 +285,9 @@ impl fmt::Display for EgdbError {
 impl std::error::Error for EgdbError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            EgdbError::Directory { source, .. } | EgdbError::Write { source, .. } => Some(source),
+            EgdbError::Directory { source, .. }
+            | EgdbError::CreateDirectory { source, .. }
+            | EgdbError::Write { source, .. } => Some(source),
             _ => None,
         }
     }
