@@ -226,7 +226,8 @@ impl Monitor {
                     ""
                 };
                 let plies = game.ply();
-                format!("{from} acknowledges: game {number} over after {plies} moves{stops}")
+                let unit = if plies == 1 { "ply" } else { "plies" };
+                format!("{from} acknowledges: game {number} over after {plies} {unit}{stops}")
             }
             Meaning::BackRequested {
                 move_number,
@@ -358,7 +359,7 @@ mod tests {
         assert!(
             notes
                 .iter()
-                .any(|n| n.contains("game 1 over after 2 moves, the session stops")),
+                .any(|n| n.contains("game 1 over after 2 plies, the session stops")),
             "{notes:?}"
         );
     }

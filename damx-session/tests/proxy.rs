@@ -61,7 +61,7 @@ fn the_log_of_a_correct_dialogue() {
             "game 1: 1. ",
             "game 1: 8... ",
             "\"E01\"",
-            "B acknowledges: game 1 over after 16 moves",
+            "B acknowledges: game 1 over after 16 plies",
         ] {
             assert!(text.contains(words), "{words} in\n{text}");
         }
