@@ -199,7 +199,11 @@ mod tests {
             for threads in [1, 2] {
                 assert_eq!(perft_parallel(&position, 0, threads), 1, "{fen}");
                 for depth in [1, 2, 9] {
-                    assert_eq!(perft_parallel(&position, depth, threads), 0, "{fen} {depth}");
+                    assert_eq!(
+                        perft_parallel(&position, depth, threads),
+                        0,
+                        "{fen} {depth}"
+                    );
                     assert!(divide_parallel(&position, depth, threads, &|_, _| {}).is_empty());
                 }
             }
