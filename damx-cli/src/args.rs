@@ -478,7 +478,7 @@ pub(crate) struct AnalyseArgs {
     time: Option<Duration>,
 
     /// Stop after about this many nodes
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     nodes: Option<u64>,
 
     #[command(flatten)]

@@ -364,6 +364,12 @@ impl std::str::FromStr for Address {
             ))
         })?;
         let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host.contains(':') && !text.starts_with('[') {
+            return Err(AddressError(format!(
+                "expected [IPV6]:PORT (an IPv6 address with a port goes in brackets), found \
+                 {text:?}"
+            )));
+        }
         if host.is_empty() || host.contains(char::is_whitespace) || host.contains(':') {
             return Err(form());
         }
@@ -1034,6 +1040,8 @@ mod tests {
         for bad in ["27531", "host:", "host:70000", ":80", "a b:1", "::1"] {
             assert!(read(bad).is_err(), "{bad}");
         }
+        let unbracketed = read("::1:5000").unwrap_err().to_string();
+        assert!(unbracketed.contains("goes in brackets"), "{unbracketed}");
         let listener = Address::new("127.0.0.1", 0).bind().unwrap();
         assert!(listener.local_addr().unwrap().ip().is_loopback());
     }

@@ -19,6 +19,7 @@ use damx_session::{
 };
 
 use super::{EngineArgs, words};
+use crate::error::Error;
 use crate::session::Side;
 use damx_session::seat::Opponent;
 use damx_session::tournament::OpeningSource;
@@ -276,6 +277,18 @@ pub(crate) struct FollowArgs {
 }
 
 impl FollowArgs {
+    /// Refuses options that contradict each other: a least clock above the greatest would
+    /// refuse every game.
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        match self.min_minutes {
+            Some(min) if min > self.max_minutes => Err(Error::Usage(format!(
+                "--min-minutes {min} is more than --max-minutes {}: every game would be refused",
+                self.max_minutes
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// Our side: the Follower's session, the players and the display. Listening, `--hash` is
     /// the total for all the games at once ([`hash_per_session`]).
     pub(crate) fn side(&self) -> Side {

@@ -5,8 +5,8 @@
 //! prints what arrives and, between reports, keeps a progress line on a terminal. If standard
 //! output fails, the search is stopped through its stop signal rather than left running.
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crossbeam_channel::Sender;
@@ -100,6 +100,11 @@ fn load_game(args: &AnalyseArgs) -> Result<Game, Error> {
         }
         Subject::Pdn(path) => path,
     };
+    if !path.exists() && path.extension().is_none() && path.parent() == Some(Path::new("")) {
+        // A word that is no file: most likely a FEN or `startpos` mistyped.
+        let why = io::Error::new(io::ErrorKind::NotFound, "not a FEN, `startpos` or a file");
+        return Err(Error::file("read", path, why));
+    }
     let text = read_text(path)?;
     pdn::game_at(&text, args.game as usize, args.ply).map_err(|error| {
         // A text that does not read is bad input; a game or ply it lacks, a bad option.

@@ -24,6 +24,7 @@ use crate::session::{Side, drive, verdict};
 
 /// Plays until the games are done, the peer stops or Ctrl-C.
 pub(crate) fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<(), Error> {
+    args.check()?;
     let config = &args.side();
     super::hub::check(config.hub.as_ref())?;
     config.session.records.check()?;

@@ -673,8 +673,11 @@ impl fmt::Display for BuildReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "2-{} pieces in {}: {} slices built, {} kept, {} on disk, {:.1} s",
-            self.pieces,
+            "{} pieces in {}: {} slices built, {} kept, {} on disk, {:.1} s",
+            match self.pieces {
+                2 => "2".to_owned(),
+                pieces => format!("2-{pieces}"),
+            },
             self.dir.display(),
             self.built.len(),
             self.kept.len(),
