@@ -139,7 +139,10 @@ impl Level {
         }
         let budget = match (limits.move_time, limits.clock) {
             (move_time, Some(clock)) => {
-                let spread = clock.moves_to_go.map_or(ASSUMED_MOVES, |m| m + 1).max(1);
+                let spread = clock
+                    .moves_to_go
+                    .map_or(ASSUMED_MOVES, |m| m.saturating_add(1))
+                    .max(1);
                 let share = (clock.remaining / spread).min(clock.remaining / 3);
                 Some(move_time.map_or(share, |t| t.min(share)))
             }

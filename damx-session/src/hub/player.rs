@@ -312,7 +312,10 @@ impl HubPlayer {
         let mut engine_name = None;
         process.wait_for("wait", deadline, |line| {
             if line.command == "id" {
-                engine_name = line.get("name").map(str::to_owned);
+                // Shown to the person and in logs: no control character of the engine's.
+                engine_name = line
+                    .get("name")
+                    .map(|name| crate::render::escaped(name).into_owned());
             }
         })?;
         self.engine_name = engine_name;

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::thread;
 use std::time::{Instant, SystemTime};
 
-use crossbeam_channel::{Receiver, Sender, after, never, select, unbounded};
+use crossbeam_channel::{Receiver, Sender, after, bounded, never, select, unbounded};
 use damx_engine::egdb::{EgdbLocation, SharedEgdb};
 use damx_engine::pattern::PatternWeights;
 use damx_engine::{Engine, EngineOptions, EvalParams, Limits, StopSignal};
@@ -63,7 +63,9 @@ where
     R: Read + Send + 'static,
     W: Write + ?Sized,
 {
-    let (lines_tx, lines) = unbounded::<Input>();
+    // Bounded: a client that writes without reading our answers waits on its pipe (while we
+    // wait on ours) instead of filling our memory.
+    let (lines_tx, lines) = bounded::<Input>(LINES_QUEUED);
     // The reader may block on input forever; it is not joined.
     thread::Builder::new()
         .name("damx-hub-reader".into())
@@ -156,6 +158,9 @@ fn path_problems(options: &HubOptions) -> Vec<String> {
 
 /// Cuts the input into lines of at most [`MAX_LINE`] bytes (invalid UTF-8 replaced); a read
 /// error is the end of the input.
+/// How many of the client's lines wait to be handled before the reader waits.
+const LINES_QUEUED: usize = 256;
+
 fn read_lines<R: Read>(input: R, lines: &Sender<Input>) {
     let mut reader = LineReader::new(BufReader::new(input), MAX_LINE);
     while let Ok(Some(line)) = reader.next_line() {
