@@ -23,8 +23,8 @@
 //! | `listen` or `listen=HOST:PORT` | external | we listen (default 127.0.0.1 on a free port, given to it as `{port}`) and it connects |
 //!
 //! A participant with `connect` or `listen` but no `cmd` is a program already running.
-//! [`name_participants`] gives each spec its tournament name; [`check_name`] is the one rule
-//! a name keeps, which [`TournamentConfig::validate`](super::TournamentConfig::validate)
+//! [`name_participants`] gives each spec its tournament name; [`check_name`] holds the rules a
+//! name keeps, which [`TournamentConfig::validate`](super::TournamentConfig::validate)
 //! applies too.
 //!
 //! ```
@@ -457,13 +457,21 @@ pub fn name_participants(specs: Vec<ParticipantSpec>) -> Vec<Participant> {
         .collect()
 }
 
-/// The one rule a participant's name keeps: one word without `=`.
+/// The rules a participant's name keeps: one word without `=`, no control character (it is
+/// printed in the event stream and the table), and no path separator nor `..` (it names the
+/// program's log and transcript files).
 ///
 /// # Errors
 /// A [`SpecError`] saying so.
 pub fn check_name(name: &str) -> Result<(), SpecError> {
     if name.is_empty() || name.contains(char::is_whitespace) || name.contains('=') {
         return Err(format!("{name:?} must be one word without '='").into());
+    }
+    if name.contains(char::is_control) {
+        return Err(format!("{name:?} must not hold control characters").into());
+    }
+    if name.contains(['/', '\\']) || name.contains("..") {
+        return Err(format!("{name:?} must not hold '/', '\\' or '..' (it names files)").into());
     }
     Ok(())
 }
@@ -763,6 +771,28 @@ mod tests {
             .map(|p| p.name)
             .collect();
         assert_eq!(names, ["damx", "damx-3", "mobydam", "damx-2"]);
+    }
+
+    /// A name is one word that can be printed and can name a file: no blank, `=`, control
+    /// character, path separator or `..`; from the command line and from a JSON list alike.
+    #[test]
+    fn names_that_cannot_be_printed_or_name_a_file_are_refused() {
+        assert!(check_name("scan-2.0").is_ok());
+        for bad in [
+            "",
+            "a b",
+            "a=b",
+            "a\u{1b}[31mRED",
+            "../outside",
+            "a/b",
+            "a\\b",
+            "x..y",
+        ] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+        assert!(parse_engine("builtin,name=../outside").is_err());
+        let json = r#"[{"builtin":true,"name":"a\u001b[31mRED"}]"#;
+        assert!(ParticipantSpec::parse_json_list(json).is_err());
     }
 
     /// SPRT options take any subset of their keys.
