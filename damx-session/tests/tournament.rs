@@ -407,6 +407,37 @@ fn interrupt_and_resume() {
         rounds.sort_unstable();
         assert_eq!(rounds, ["1", "2", "3", "4", "5", "6"]);
 
+        // A game of another event in the PDN file is left alone by a resume.
+        let other_event = "[Event \"another event\"]\n[Round \"99\"]\n[Result \"*\"]\n\n*\n\n";
+        let pdn_text = fs::read_to_string(dir.join("games.pdn")).unwrap();
+        fs::write(dir.join("games.pdn"), format!("{other_event}{pdn_text}")).unwrap();
+        let (fourth, _) = run(&config, &TournamentControl::new());
+        assert_eq!(fourth.end, EndKind::Complete);
+        let pdn = fs::read_to_string(dir.join("games.pdn")).unwrap();
+        assert!(pdn.starts_with(other_event), "{pdn}");
+
+        // Two lines for one game are refused, and the file is left as it is.
+        let text = fs::read_to_string(&results).unwrap();
+        let doubled = format!("{text}{}", text.lines().next().unwrap());
+        fs::write(&results, &doubled).unwrap();
+        let (events, _) = unbounded();
+        let error = run_tournament(&config, &TournamentControl::new(), &events).unwrap_err();
+        assert!(error.to_string().contains("two lines"), "{error}");
+        assert_eq!(fs::read_to_string(&results).unwrap(), doubled);
+        fs::write(&results, &text).unwrap();
+
+        // A file that is no results file is refused before anything is cut from it.
+        let mut unrelated = config.clone();
+        let precious = dir.join("precious.txt");
+        fs::write(&precious, "first line\nsecond line without its end").unwrap();
+        unrelated.results = Some(precious.clone());
+        let (events, _) = unbounded();
+        assert!(run_tournament(&unrelated, &TournamentControl::new(), &events).is_err());
+        assert_eq!(
+            fs::read_to_string(&precious).unwrap(),
+            "first line\nsecond line without its end"
+        );
+
         // A results file from other settings is refused: another move cap...
         let mut other = config.clone();
         other.referee.adjudication.max_moves = Some(31);

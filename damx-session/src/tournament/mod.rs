@@ -475,18 +475,19 @@ pub fn run_tournament(
     Ok(report)
 }
 
-/// Reads back the results file of an interrupted run (repairing a cut last line, and
-/// dropping PDN games that have no line).
+/// Reads back the results file of an interrupted run, then repairs the files: a cut last line
+/// is removed, and the PDN games of this series that have no line are dropped. Nothing is
+/// changed in a file that does not read as this series' results.
 fn resume(
     config: &TournamentConfig,
     schedule: &Schedule,
     emit: &impl Fn(TournamentEvent),
 ) -> Result<BTreeMap<u32, GameLine>, TournamentError> {
+    let resumed = read_resumed(config, schedule)?;
     if let Some(warning) = repair_cut_line(config.results.as_deref())? {
         emit(TournamentEvent::Warning(warning));
     }
-    let resumed = read_resumed(config, schedule)?;
-    if let Some(warning) = prune_pdn(config.pdn.as_deref(), &resumed)? {
+    if let Some(warning) = prune_pdn(config.pdn.as_deref(), &config.name, &resumed)? {
         emit(TournamentEvent::Warning(warning));
     }
     Ok(resumed)
@@ -628,12 +629,14 @@ fn repair_cut_line(results: Option<&Path>) -> Result<Option<String>, TournamentE
     )))
 }
 
-/// Keeps in the PDN file only the games the results file has (by their `Round`), whole: a game
-/// written to the PDN whose results line was lost is played again and must not appear twice,
-/// and a game cut short is dropped. The file is rewritten through a temporary file and a
-/// rename, so a crash leaves the old file or the new one; says what was dropped.
+/// Keeps in the PDN file only the games of this series (its `Event`) that the results file
+/// has (by their `Round`), whole: a game written to the PDN whose results line was lost is
+/// played again and must not appear twice, and a game cut short at the end is dropped. Games
+/// of other events are left as they are. The file is rewritten through a temporary file and
+/// a rename, so a crash leaves the old file or the new one; says what was dropped.
 fn prune_pdn(
     pdn: Option<&Path>,
+    event: &str,
     resumed: &BTreeMap<u32, GameLine>,
 ) -> Result<Option<String>, TournamentError> {
     let Some(path) = pdn else { return Ok(None) };
@@ -649,14 +652,21 @@ fn prune_pdn(
     let mut kept = String::with_capacity(text.len());
     let mut dropped = Vec::new();
     let mut seen = HashSet::new();
-    for game in pdn_games(&text) {
+    let event_tag = event_tag(event);
+    let games = pdn_games(&text);
+    for (index, game) in games.iter().enumerate() {
         let round = game
             .lines()
             .find_map(|line| line.strip_prefix("[Round \""))
             .and_then(|rest| rest.split('"').next())
             .and_then(|number| number.parse::<u32>().ok());
-        // A whole game ends with a blank line after its moves.
+        // A whole game ends with a blank line after its moves; only the last can be cut.
         let whole = game.ends_with("\n\n");
+        let cut = !whole && index + 1 == games.len();
+        if !cut && !game.lines().any(|line| line == event_tag) {
+            kept.push_str(game);
+            continue;
+        }
         match round {
             Some(number) if whole && resumed.contains_key(&number) && seen.insert(number) => {
                 kept.push_str(game);
@@ -681,6 +691,21 @@ fn prune_pdn(
         path.display(),
         dropped.join(", ")
     )))
+}
+
+/// The `Event` tag line of this series' PDN games, as [`Files::write`] writes it.
+fn event_tag(event: &str) -> String {
+    let mut game = damx_rules::pdn::PdnGame::new(
+        damx_rules::Position::initial(),
+        Vec::new(),
+        GameResult::Unfinished,
+    );
+    game.set_tag("Event", event);
+    let text = game.to_string();
+    text.lines()
+        .find(|line| line.starts_with("[Event "))
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// The games of a PDN file as written by [`Files::write`]: each from its `[Event ` line to the
@@ -744,6 +769,19 @@ fn read_resumed(
                 "game {} ({} - {}, {}) is not in this schedule: the options differ from the \
                  run that wrote the file",
                 line.game, line.white, line.black, line.opening
+            )));
+        }
+        if games.contains_key(&line.game) {
+            return Err(fail(format!(
+                "game {} has two lines: the file is not one run's results",
+                line.game
+            )));
+        }
+        if line.game_reason() == Some(Reason::Aborted) {
+            return Err(fail(format!(
+                "game {} is recorded as aborted, which no run writes (an aborted game is played \
+                 again)",
+                line.game
             )));
         }
         // Files written before the fingerprint existed have none; they are taken as they are.
