@@ -35,6 +35,10 @@ use crate::process;
 /// The engine's lines that may wait to be read.
 const LINE_QUEUE: usize = 4096;
 
+/// The longest a move at a fixed depth or node count may take in a game without a clock
+/// before the program is told to stop.
+const FIXED_LIMIT_BOUND: Duration = Duration::from_secs(600);
+
 /// How a [`HubPlayer`] runs its program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HubPlayerOptions {
@@ -345,7 +349,16 @@ impl HubPlayer {
             if line.args.is_empty() {
                 line = line.arg("infinite", "");
             }
-            return (line, fixed.move_time.map(|t| t + Duration::from_secs(1)));
+            // A depth or a node count takes no time of its own: our clock bounds it, if the
+            // game has one, else FIXED_LIMIT_BOUND, so that a stuck program cannot hold the
+            // game for ever.
+            let bound = clock.our_remaining.map_or(FIXED_LIMIT_BOUND, |remaining| {
+                remaining.saturating_sub(self.options.margin)
+            });
+            let stop_at = fixed
+                .move_time
+                .map_or(bound, |time| (time + Duration::from_secs(1)).min(bound));
+            return (line, Some(stop_at));
         }
         match clock.our_remaining {
             Some(remaining) => {
@@ -622,5 +635,33 @@ mod tests {
             ..HubPlayerOptions::default()
         });
         assert_eq!(fixed.level(&clock).0.to_string(), "level depth=4");
+        // A fixed depth is bounded by the clock, or without one by FIXED_LIMIT_BOUND.
+        assert_eq!(fixed.level(&clock).1, Some(Duration::from_millis(59_500)));
+        assert_eq!(
+            fixed.level(&ClockState::default()).1,
+            Some(FIXED_LIMIT_BOUND)
+        );
+    }
+
+    /// A program stuck at a fixed depth is told to stop when our clock runs out, and gives up
+    /// the game after its grace.
+    #[test]
+    fn a_fixed_depth_is_bounded_by_the_clock() {
+        let hang = HubPlayerOptions {
+            fixed: Some(Limits::depth(30)),
+            ..shell(
+                "while read cmd rest; do case $cmd in hub) echo wait;; init) echo ready;; \
+                 go) sleep 30;; esac; done",
+            )
+        };
+        let mut player = HubPlayer::new(hang);
+        let clock = ClockState {
+            our_remaining: Some(Duration::from_millis(800)),
+            ..ClockState::default()
+        };
+        let started = Instant::now();
+        let mv = player.choose_move(&Game::default(), &clock, &StopSignal::new());
+        assert_eq!(mv, None);
+        assert!(started.elapsed() < Duration::from_secs(5));
     }
 }
