@@ -19,11 +19,13 @@ pub(crate) fn own_group(command: &mut Command) {
 
 /// Kills `child` and, on Unix, every process of its group (it must have been started with
 /// [`own_group`]), then reaps it.
+///
+/// The group is signalled only while the program itself has not been reaped: its number is
+/// then surely still its group's, never a later process's that got the number back.
 pub(crate) fn kill(child: &mut Child) {
     #[cfg(unix)]
-    {
+    if matches!(child.try_wait(), Ok(None)) {
         use rustix::process::{Pid, Signal, kill_process_group};
-        // The group exists as long as one of its processes does; the leader may be gone.
         let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
     }
     let _ = child.kill();
