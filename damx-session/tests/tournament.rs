@@ -669,6 +669,28 @@ fn a_program_in_a_relative_directory_starts() {
     });
 }
 
+/// An opponent that forfeits every game at once (an illegal first move) ends half the games
+/// before the built-in player's first move, faster than a peer's noise budget allows: the
+/// referee's own built-in player takes them all, and is never disconnected and restarted.
+#[test]
+fn instant_forfeits_do_not_disconnect_a_builtin_player() {
+    bounded(Duration::from_secs(90), || {
+        let participants = vec![random("random", 3), broken("illegal", false)];
+        let config = quick(participants, Format::Match, 60);
+        let (report, lines) = run(&config, &TournamentControl::new());
+        assert_eq!(report.end, EndKind::Complete, "{lines:#?}");
+        assert_eq!(report.games.len(), 60);
+        assert!(lines_starting(&lines, "RESTART").is_empty(), "{lines:#?}");
+        assert!(
+            report
+                .games
+                .iter()
+                .all(|game| game.reason == "illegal-move"),
+            "{lines:#?}"
+        );
+    });
+}
+
 /// A Hub engine whose program cannot start is disqualified as one that did not start, with the
 /// system's reason, not scored as a player that gives up its games.
 #[test]

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, unbounded};
 
-use crate::config::{FollowerConfig, SessionConfig};
+use crate::config::{FollowerConfig, NoiseBudget, SessionConfig};
 use crate::connection::{Connection, ConnectionOptions, Transcript};
 use crate::driver::{Control, accept, run_session};
 use crate::engine_player::{EnginePlayer, EnginePlayerOptions};
@@ -366,6 +366,14 @@ fn start_builtin(
     config.timeouts.clock_grace = Duration::from_secs(24 * 3600);
     // One connection may play a whole series: keep no game (the referee records them).
     config.keep_games = false;
+    // The peer is this referee, which may end many games at once before their first move
+    // (an opponent that forfeits at once): nothing to budget.
+    config.noise = NoiseBudget {
+        burst: u32::MAX,
+        per_second: u32::MAX,
+        per_connection: u32::MAX,
+        ..NoiseBudget::default()
+    };
     let player: Box<dyn Player> = match player {
         BuiltinPlayer::Engine(engine) => Box::new(EnginePlayer::new(EnginePlayerOptions {
             name: name.to_owned(),
