@@ -66,6 +66,20 @@ impl SessionReport {
         }
     }
 
+    /// The report without the records of all but its last game (the one a lost connection
+    /// broke off, if one did) and without the names of the files saved: what a server keeps
+    /// of a finished session. [`SessionReport::outcome`] says the same of it as of the whole.
+    pub fn summary(&self) -> SessionReport {
+        SessionReport {
+            peer: self.peer,
+            games: self.games.last().cloned().into_iter().collect(),
+            saved: Vec::new(),
+            violations: self.violations,
+            records_failed: self.records_failed,
+            close_reason: self.close_reason.clone(),
+        }
+    }
+
     /// What went wrong with the peer in these sessions, in words (`None`: nothing): it broke
     /// the protocol (the violations of all of them counted), the connection failed, it went
     /// silent, asked for no game within the idle time-out, refused the games, or the
@@ -944,6 +958,55 @@ impl Worker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A session's summary keeps its last game only and no file names, and says the same of
+    /// the session as the whole report: here, that the connection was lost during game 3.
+    #[test]
+    fn a_summary_keeps_the_last_game_and_the_outcome() {
+        let start = damx_rules::Position::initial();
+        let game = |number, termination| GameRecord {
+            number,
+            role: crate::config::Role::Follower,
+            white: "damx".into(),
+            black: "peer".into(),
+            our_color: damx_rules::Color::White,
+            minutes: 1,
+            move_limit: None,
+            start,
+            moves: vec![start.legal_moves()[0]],
+            seconds: vec![1],
+            result: damx_rules::GameResult::Unfinished,
+            termination,
+            site: None,
+            date: None,
+        };
+        let whole = SessionReport {
+            games: vec![
+                game(1, crate::record::Termination::Aborted),
+                game(2, crate::record::Termination::Aborted),
+                game(3, crate::record::Termination::ConnectionLost),
+            ],
+            saved: vec!["1.pdn".into(), "2.pdn".into(), "3.pdn".into()],
+            violations: 2,
+            ..SessionReport::unconnected(CloseReason::PeerClosed)
+        };
+        let summary = whole.summary();
+        assert_eq!(summary.games, whole.games[2..]);
+        assert!(summary.saved.is_empty());
+        assert_eq!(summary.violations, 2);
+        assert_eq!(
+            SessionReport::outcome([&summary]),
+            SessionReport::outcome([&whole])
+        );
+        let lost = SessionReport {
+            violations: 0,
+            ..summary
+        };
+        assert_eq!(
+            SessionReport::trouble([&lost]).as_deref(),
+            Some("the connection was lost during game 3")
+        );
+    }
 
     /// A given address wins, listening before connecting; without one, the default address
     /// is listened on or connected to.

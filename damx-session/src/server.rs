@@ -189,7 +189,9 @@ impl Serialize for ServerEvent {
 /// What the server did, when it is over.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ServerReport {
-    /// Every session's report, by session number.
+    /// Every session's report, by session number, summed up ([`SessionReport::summary`]: its
+    /// last game only, so that a server that runs for long does not keep every game it
+    /// played; each session's whole report comes with its [`ServerEvent::Ended`]).
     pub sessions: Vec<(u64, SessionReport)>,
     /// How many connections were refused.
     pub refused: usize,
@@ -268,7 +270,7 @@ pub fn serve(
                     let _ = other.send(Command::Stop);
                 }
             }
-            report.sessions.push((id, session.clone()));
+            report.sessions.push((id, session.summary()));
             let _ = events.send(ServerEvent::Ended {
                 id,
                 report: session,
