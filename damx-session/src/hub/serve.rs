@@ -156,11 +156,11 @@ fn path_problems(options: &HubOptions) -> Vec<String> {
     problems
 }
 
-/// Cuts the input into lines of at most [`MAX_LINE`] bytes (invalid UTF-8 replaced); a read
-/// error is the end of the input.
 /// How many of the client's lines wait to be handled before the reader waits.
 const LINES_QUEUED: usize = 256;
 
+/// Cuts the input into lines of at most [`MAX_LINE`] bytes (invalid UTF-8 replaced); a read
+/// error is the end of the input.
 fn read_lines<R: Read>(input: R, lines: &Sender<Input>) {
     let mut reader = LineReader::new(BufReader::new(input), MAX_LINE);
     while let Ok(Some(line)) = reader.next_line() {
