@@ -42,7 +42,8 @@ use rayon::prelude::*;
 use crate::players;
 
 pub(crate) const ABOUT: &str = "\
-the pattern evaluation's training pipeline (see README, Training):
+the pattern evaluation's training pipeline (see README,
+\"The pattern evaluation and its training\"):
   games: self-play games played to their end, at NODES (default 3000) nodes a move with
     WEIGHTS (default tuned; hand, pattern or a .dxw file), from the ballots plus up to
     RANDOM-PLIES (default 4) random plies; GAMES games (default 1000) for shard I/N (default

@@ -57,12 +57,12 @@ pub(crate) const ABOUT: &str = "\
 damx's engine against a third-party engine over DXP, refereed by `damx match`: py-draughts'
 TurboEngine (turbo, the default; installed in a venv under the target directory and wrapped
 in a DXP Follower by xtask/versus/), Moby Dam 2019 (moby) or Scan 2.0 (scan), both built
-under PEERS (default $DAMX_PEERS, else /tmp/peers) by the team's peers script. GAMES games
-(default 20) from the built-in ballots, colours swapped, at M minutes a game per side
-(default 1) or S seconds a move for both (turbo only); THREADS for damx (default 1),
-CONCURRENCY games at once (default 1), SEED shuffles the ballots, each --damx KEY=VALUE is a
-participant option for damx (hash=64, egdb=DIR...). Prints the event stream, the table (W/D/L,
-score, Elo) and each side's time.";
+under PEERS (default $DAMX_PEERS, else /tmp/peers) from their public sources (README,
+\"Measuring strength\"). GAMES games (default 20) from the built-in ballots, colours swapped,
+at M minutes a game per side (default 1) or S seconds a move for both (turbo only); THREADS
+for damx (default 1), CONCURRENCY games at once (default 1), SEED shuffles the ballots, each
+--damx KEY=VALUE is a participant option for damx (hash=64, egdb=DIR...). Prints the event
+stream, the table (W/D/L, score, Elo) and each side's time.";
 
 /// The third-party program damx plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -320,8 +320,8 @@ fn write_launcher(opponent: Opponent, peers: &Path, work: &Path) -> anyhow::Resu
     for needed in [&program, &data] {
         if !needed.exists() {
             bail!(
-                "{} is missing: build {} with the peers script (see the README's section on \
-                 measuring strength) or point --peers at where it was built",
+                "{} is missing: build {} from its public sources (see the README's section \
+                 \"Measuring strength\") or point --peers at where it was built",
                 needed.display(),
                 opponent.describe()
             );
