@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal};
 use std::path::PathBuf;
 
+use damx_rules::pdn;
 use damx_wire::LineReader;
 
 use crate::error::Error;
@@ -120,13 +121,15 @@ impl fmt::Display for Origin {
     }
 }
 
-/// Reads the whole of a file (`-`: standard input) as text (a PDN file), with the error
-/// naming it.
+/// Reads the whole of a file (`-`: standard input) as text (a PDN file, UTF-8 or Latin-1, up
+/// to [`pdn::MAX_TEXT_BYTES`]), with the error naming it.
 pub(crate) fn read_text(path: &std::path::Path) -> Result<String, Error> {
     if path.as_os_str() == "-" {
-        io::read_to_string(io::stdin()).map_err(Error::stdin)
+        pdn::read_text(io::stdin().lock()).map_err(Error::stdin)
     } else {
-        std::fs::read_to_string(path).map_err(|e| Error::file("read", path, e))
+        File::open(path)
+            .and_then(pdn::read_text)
+            .map_err(|e| Error::file("read", path, e))
     }
 }
 

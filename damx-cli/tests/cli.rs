@@ -255,12 +255,29 @@ fn analyse_positions_from_files_and_bad_input() {
         after.to_fen()
     );
 
+    // `-` reads the PDN from standard input (Latin-1 names and all).
+    let output = damx_with_input(
+        &["analyse", "-", "--depth", "2", "--json", "--hash", "4"],
+        b"[White \"Ren\xe9\"]\n1. 33-28 19-23 *\n",
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(
+        json_lines(&stdout(&output)).last().unwrap()["fen"],
+        after.to_fen()
+    );
+
     let lost = "no legal move: white to move has lost\n";
     run("analyse W:W46:B37,41 --depth 3", 0, Has(&[lost]), Is(""));
     let output = run("analyse W:W46:B37,41 --depth 3 --json", 0, Has(&[]), Is(""));
     let lines = json_lines(&stdout(&output));
     assert!(
         lines.len() == 1 && lines[0]["best_move"].is_null(),
+        "{lines:?}"
+    );
+    // Lost on the spot is a loss in 0, as the text says, not a win.
+    assert_eq!(
+        lines[0]["score"],
+        serde_json::json!({"loss_in": 0}),
         "{lines:?}"
     );
 

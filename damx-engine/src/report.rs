@@ -31,7 +31,7 @@ impl serde::Serialize for Score {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(Some(1))?;
         match self.plies_to_end() {
-            Some(plies) if plies >= 0 => map.serialize_entry("win_in", &plies)?,
+            Some(plies) if self.is_win() => map.serialize_entry("win_in", &plies)?,
             Some(plies) => map.serialize_entry("loss_in", &-plies)?,
             None => map.serialize_entry("centi_men", &self.value())?,
         }
@@ -441,6 +441,9 @@ mod tests {
         assert_eq!(json(Score(25)), r#"{"centi_men":25}"#);
         assert_eq!(json(Score::win_in(7)), r#"{"win_in":7}"#);
         assert_eq!(json(Score::loss_in(4)), r#"{"loss_in":4}"#);
+        // A loss on the spot (no legal move) is a loss, as the text says, not a win in 0.
+        assert_eq!(json(Score::loss_in(0)), r#"{"loss_in":0}"#);
+        assert_eq!(json(Score::win_in(0)), r#"{"win_in":0}"#);
         let root = Position::initial();
         let result = SearchResult {
             best_move: None,

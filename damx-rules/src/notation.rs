@@ -65,7 +65,7 @@ pub struct MoveTextError {
 
 impl fmt::Display for MoveTextError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "move {:?}: ", self.text)?;
+        write!(f, "move {:?}: ", clipped(&self.text))?;
         match &self.kind {
             MoveTextErrorKind::Empty => write!(f, "the text is empty"),
             MoveTextErrorKind::Syntax { detail } => write!(f, "{detail}"),
@@ -78,6 +78,17 @@ impl fmt::Display for MoveTextError {
 }
 
 impl std::error::Error for MoveTextError {}
+
+/// The text of a bad move as an error shows it: whole up to 60 characters, else its first 60
+/// and its length (a move is a few characters; a long word is no move, and an error line that
+/// repeats all of it helps no one).
+fn clipped(text: &str) -> std::borrow::Cow<'_, str> {
+    const SHOWN: usize = 60;
+    match text.char_indices().nth(SHOWN) {
+        None => text.into(),
+        Some((end, _)) => format!("{}... ({} bytes)", &text[..end], text.len()).into(),
+    }
+}
 
 const CROSSING: [[usize; 2]; 4] = [
     [UP_LEFT, DOWN_RIGHT],
@@ -248,9 +259,12 @@ fn syntax(text: &str, detail: String) -> MoveTextError {
 }
 
 fn parse_number(text: &str, digits: &str) -> Result<Square, MoveTextError> {
-    digits
-        .parse::<Square>()
-        .map_err(|_| syntax(text, format!("square {digits} is outside 1..=50")))
+    digits.parse::<Square>().map_err(|_| {
+        syntax(
+            text,
+            format!("square {} is outside 1..=50", clipped(digits)),
+        )
+    })
 }
 
 fn parse_text(text: &str) -> Result<MoveText, MoveTextError> {
@@ -275,7 +289,10 @@ fn parse_text(text: &str) -> Result<MoveText, MoveTextError> {
                 if !item.bytes().all(|b| b.is_ascii_digit()) {
                     return Err(syntax(
                         text,
-                        format!("expected captured square numbers, found {item:?}"),
+                        format!(
+                            "expected captured square numbers, found {:?}",
+                            clipped(item)
+                        ),
                     ));
                 }
                 captured = captured.with(parse_number(text, item)?);

@@ -32,6 +32,8 @@
 //! not), missing tags and a missing result. Results are `2-0`, `0-2`, `1-1` and `*`; the chess
 //! forms `1-0`, `0-1` and `1/2-1/2` are read as the same results.
 //! [`game_at`] gives one game of a text at a chosen ply, as a front end opens it.
+//! [`read_text`] reads a file for them: UTF-8 (a byte-order mark dropped) or, failing that,
+//! ISO 8859-1, in which older PDN files were written, up to [`MAX_TEXT_BYTES`].
 
 use std::fmt;
 use std::fmt::Write as _;
@@ -240,6 +242,10 @@ impl fmt::Display for PdnGame {
 pub enum PdnErrorKind {
     /// A `[` tag without its closing `]` or a value without its closing quote.
     UnterminatedTag,
+    /// A `{` comment without its closing `}`: the rest of the text would vanish into it.
+    UnterminatedComment,
+    /// A `(` variation without its closing `)`: the rest of the text would vanish into it.
+    UnterminatedVariation,
     /// A tag that is not `[Name "value"]`.
     BadTag {
         /// What was found.
@@ -279,6 +285,10 @@ impl fmt::Display for PdnError {
         )?;
         match &self.kind {
             PdnErrorKind::UnterminatedTag => write!(f, "unterminated tag"),
+            PdnErrorKind::UnterminatedComment => write!(f, "a comment '{{' that is never closed"),
+            PdnErrorKind::UnterminatedVariation => {
+                write!(f, "a variation '(' that is never closed")
+            }
             PdnErrorKind::BadTag { found } => {
                 write!(f, "expected a tag like [Name \"value\"], found {found:?}")
             }
@@ -347,31 +357,34 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Skips to just after `close`, or to the end.
-    fn skip_past(&mut self, close: char) {
+    /// Skips to just after `close`; false if the text ends first.
+    fn skip_past(&mut self, close: char) -> bool {
         while let Some(c) = self.bump() {
             if c == close {
-                break;
+                return true;
             }
         }
+        false
     }
 
-    /// Skips a variation (the `(` already read), nested variations and comments inside it.
-    fn skip_variation(&mut self) {
-        let mut depth = 1;
+    /// Skips a variation (the `(` already read), nested variations and comments inside it;
+    /// false if the text ends first.
+    fn skip_variation(&mut self) -> bool {
+        let mut depth = 1u64;
         while let Some(c) = self.bump() {
             match c {
                 '(' => depth += 1,
                 ')' => {
                     depth -= 1;
                     if depth == 0 {
-                        break;
+                        return true;
                     }
                 }
-                '{' => self.skip_past('}'),
+                '{' if !self.skip_past('}') => return false,
                 _ => {}
             }
         }
+        false
     }
 
     /// A word: up to whitespace or one of the PDN delimiters.
@@ -556,9 +569,13 @@ impl std::error::Error for GameAtError {
 }
 
 /// Game `game` (1 is the first) of a PDN text, after `ply` plies of it when given, else after
-/// its last move: the position a front end opens to analyse or to play on from.
+/// its last move: the position a front end opens to analyse or to play on from. The text is
+/// read up to the end of that game, so that an error in a later game does not stand in the
+/// way.
 pub fn game_at(text: &str, game: usize, ply: Option<usize>) -> Result<Game, GameAtError> {
-    let mut games = parse_games(text).map_err(GameAtError::Pdn)?;
+    // Game 0 does not exist: read them all, to say how many there are.
+    let wanted = if game == 0 { usize::MAX } else { game };
+    let mut games = read_games(text, wanted).map_err(GameAtError::Pdn)?;
     let count = games.len();
     if game == 0 || game > count {
         return Err(GameAtError::NoGame { game, games: count });
@@ -577,12 +594,56 @@ pub fn game_at(text: &str, game: usize, ply: Option<usize>) -> Result<Game, Game
     Ok(replayed)
 }
 
+/// The most bytes [`read_text`] reads: 256 MiB, far more than any collection of games.
+pub const MAX_TEXT_BYTES: u64 = 256 << 20;
+
+/// Reads a PDN file or a list of positions from `reader` as text ([`text_from_bytes`]).
+///
+/// # Errors
+/// A failed read, or more than [`MAX_TEXT_BYTES`] bytes (`InvalidData`; no more than one
+/// byte past the bound is read).
+pub fn read_text(reader: impl std::io::Read) -> std::io::Result<String> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    reader.take(MAX_TEXT_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_TEXT_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {} MiB", MAX_TEXT_BYTES >> 20),
+        ));
+    }
+    Ok(text_from_bytes(bytes))
+}
+
+/// A file's bytes as text: UTF-8 when they are (a leading byte-order mark dropped), else ISO
+/// 8859-1 (Latin-1), in which older PDN files were written, so that every byte reads as the
+/// character it meant there (`é` in a player's name) and none stops the reading.
+pub fn text_from_bytes(bytes: Vec<u8>) -> String {
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => error
+            .into_bytes()
+            .iter()
+            .map(|&byte| char::from(byte))
+            .collect(),
+    };
+    match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    }
+}
+
 /// Reads every game of a PDN text.
 pub fn parse_games(text: &str) -> Result<Vec<PdnGame>, PdnError> {
+    read_games(text, usize::MAX)
+}
+
+/// Reads the games of a PDN text, stopping once `wanted` games are complete.
+fn read_games(text: &str, wanted: usize) -> Result<Vec<PdnGame>, PdnError> {
     let mut reader = Reader::new(text);
     let mut games = Vec::new();
     let mut game = GameInProgress::new();
-    loop {
+    while games.len() < wanted {
         let (line, column) = (reader.line, reader.column);
         let error = |games: &Vec<PdnGame>, kind| PdnError {
             game: games.len() + 1,
@@ -592,15 +653,23 @@ pub fn parse_games(text: &str) -> Result<Vec<PdnGame>, PdnError> {
         };
         let Some(c) = reader.peek() else { break };
         match c {
-            c if c.is_whitespace() => {
+            // A byte-order mark (U+FEFF) at the start of a file saved as UTF-8 is no text.
+            c if c.is_whitespace() || c == '\u{feff}' => {
                 reader.bump();
             }
             '%' if reader.line_start => reader.skip_line(),
             ';' => reader.skip_line(),
-            '{' => reader.skip_past('}'),
+            '{' => {
+                reader.bump();
+                if !reader.skip_past('}') {
+                    return Err(error(&games, PdnErrorKind::UnterminatedComment));
+                }
+            }
             '(' => {
                 reader.bump();
-                reader.skip_variation();
+                if !reader.skip_variation() {
+                    return Err(error(&games, PdnErrorKind::UnterminatedVariation));
+                }
             }
             ')' | '}' | ']' => {
                 reader.bump();
@@ -643,7 +712,11 @@ pub fn parse_games(text: &str) -> Result<Vec<PdnGame>, PdnError> {
                     continue;
                 }
                 let mv = game.position.parse_move(move_text).map_err(|e| {
-                    let number = game.moves.len() / 2 + 1;
+                    // From a start with Black to move, Black's first move is move 1 too.
+                    let black_first = game
+                        .start
+                        .is_some_and(|start| start.side_to_move() == Color::Black);
+                    let number = (game.moves.len() + usize::from(black_first)) / 2 + 1;
                     error(&games, PdnErrorKind::Move { number, error: e })
                 })?;
                 game.position = game.position.play(&mv);
@@ -651,7 +724,7 @@ pub fn parse_games(text: &str) -> Result<Vec<PdnGame>, PdnError> {
             }
         }
     }
-    if !game.is_empty() {
+    if games.len() < wanted && !game.is_empty() {
         games.push(game.finish());
     }
     Ok(games)

@@ -152,6 +152,65 @@ fn pdn_errors() {
     assert_eq!(e.kind, PdnErrorKind::UnterminatedTag);
     let e = parse_games("[Event]").unwrap_err();
     assert!(matches!(e.kind, PdnErrorKind::BadTag { .. }));
+    // A comment or variation that is never closed would swallow the rest of the text: it
+    // is refused where it opens.
+    let e = parse_games("1. 32-28 {never closed 19-23 *").unwrap_err();
+    assert_eq!(
+        (e.line, e.column, e.kind),
+        (1, 10, PdnErrorKind::UnterminatedComment)
+    );
+    let e = parse_games("1. 32-28\n(((( 19-23 *").unwrap_err();
+    assert_eq!(
+        (e.line, e.column, e.kind),
+        (2, 1, PdnErrorKind::UnterminatedVariation)
+    );
+    let e = parse_games("1. 32-28 (19-23 {open) 19-23 *").unwrap_err();
+    assert_eq!(e.kind, PdnErrorKind::UnterminatedVariation);
+    // From a start with Black to move, Black's first move is move 1 and White's reply move 2.
+    let e = parse_games("[FEN \"B:W31:B1\"] 1... 1-7 2. 31-37 *").unwrap_err();
+    assert!(
+        matches!(e.kind, PdnErrorKind::Move { number: 2, .. }),
+        "{e}"
+    );
+    // A word of a million characters is no move; the error shows its start and length.
+    let long = format!("1. {} *", "7".repeat(1_000_000));
+    let e = parse_games(&long).unwrap_err();
+    assert!(e.to_string().len() < 300, "{} bytes", e.to_string().len());
+    assert!(e.to_string().contains("(1000000 bytes)"), "{e}");
+}
+
+/// File bytes read as text: UTF-8 without its byte-order mark, else Latin-1, every byte a
+/// character; more than the bound is refused.
+#[test]
+fn files_read_as_utf8_or_latin1() {
+    use damx_rules::pdn::{MAX_TEXT_BYTES, read_text, text_from_bytes};
+    use std::io::Read as _;
+    assert_eq!(
+        text_from_bytes(b"\xef\xbb\xbf[Event \"\xc3\xa9\"]".to_vec()),
+        "[Event \"\u{e9}\"]"
+    );
+    assert_eq!(
+        text_from_bytes(b"[White \"Ren\xe9\"]".to_vec()),
+        "[White \"Ren\u{e9}\"]"
+    );
+    let games = parse_games(&text_from_bytes(
+        b"[White \"Ren\xe9\"]\n1. 32-28 *".to_vec(),
+    ))
+    .unwrap();
+    assert_eq!(games[0].tag("White"), Some("Ren\u{e9}"));
+    assert_eq!(read_text(&b"1. 32-28 *"[..]).unwrap(), "1. 32-28 *");
+    let endless = std::io::repeat(b' ').take(MAX_TEXT_BYTES + 10);
+    let error = read_text(endless).unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);
+}
+
+/// A file saved as UTF-8 with a byte-order mark reads as without it.
+#[test]
+fn a_byte_order_mark_is_no_text() {
+    let games = parse_games("\u{feff}[Event \"x\"]\n1. 32-28 *").unwrap();
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0].tag("Event"), Some("x"));
+    assert_eq!(games[0].moves.len(), 1);
 }
 
 /// FEN lists: one position a line, comments and tags allowed, errors with their line.
@@ -276,4 +335,14 @@ fn a_game_of_a_file_at_a_ply() {
     let error = game_at("1. 32-28 19-23 2. 32-27 *", 1, None).unwrap_err();
     assert!(matches!(error, GameAtError::Pdn(_)), "{error}");
     assert!(error.to_string().starts_with("game 1, line 1"), "{error}");
+    // A bad later game does not stand in the way of an earlier one; game 0 counts them all.
+    let text = "1. 32-28 *\n1. 32-27 28-22 *\n";
+    assert_eq!(at_text(text, 1), Ok(fen_of(&["32-28"])));
+    assert!(matches!(game_at(text, 2, None), Err(GameAtError::Pdn(_))));
+    let error = game_at("1. 32-28 *\n1. 33-28 *", 0, None).unwrap_err();
+    assert_eq!(error, GameAtError::NoGame { game: 0, games: 2 });
+}
+
+fn at_text(text: &str, game: usize) -> Result<String, GameAtError> {
+    game_at(text, game, None).map(|game| game.position().to_fen())
 }

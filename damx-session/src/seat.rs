@@ -220,13 +220,16 @@ impl Reply {
 /// own so that the session goes on while they think: the `lines` of [`Seat::converse`]. The
 /// channel closes at the end of the input or at a read error, which ends the conversation.
 /// At most [`LINES_AHEAD`] lines are read ahead of the conversation (a script piped in waits
-/// in its pipe).
-pub fn typed_lines(input: impl BufRead + Send + 'static) -> Receiver<String> {
+/// in its pipe). Bytes that are not UTF-8 are replaced (`U+FFFD`); a line longer than
+/// [`MAX_TYPED_LINE`] bytes is cut one byte past the bound and the rest of it dropped unread
+/// into memory, so that [`Seat::respond`] refuses it.
+pub fn typed_lines(mut input: impl BufRead + Send + 'static) -> Receiver<String> {
     let (lines, typed) = bounded(LINES_AHEAD);
     std::thread::spawn(move || {
-        for line in input.lines() {
-            let Ok(line) = line else { break };
-            if lines.send(line).is_err() {
+        let mut line = Vec::new();
+        while let Ok(true) = read_typed_line(&mut input, &mut line) {
+            let text = String::from_utf8_lossy(&line).into_owned();
+            if lines.send(text).is_err() {
                 break;
             }
         }
@@ -234,8 +237,46 @@ pub fn typed_lines(input: impl BufRead + Send + 'static) -> Receiver<String> {
     typed
 }
 
+/// Reads the next line of `input` into `line`, without its `\n` or `\r\n` and at most
+/// [`MAX_TYPED_LINE`] + 1 bytes of it (the rest is read and dropped). False at the end of the
+/// input.
+fn read_typed_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<bool> {
+    line.clear();
+    let kept = (MAX_TYPED_LINE + 1) as u64;
+    if std::io::Read::take(&mut *input, kept).read_until(b'\n', line)? == 0 {
+        return Ok(false);
+    }
+    if line.last() == Some(&b'\n') {
+        line.pop();
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        return Ok(true);
+    }
+    // Cut at the bound (or the input's end): skip to the end of the line, holding none of it.
+    loop {
+        let buffer = input.fill_buf()?;
+        if buffer.is_empty() {
+            return Ok(true);
+        }
+        match buffer.iter().position(|&byte| byte == b'\n') {
+            Some(at) => {
+                input.consume(at + 1);
+                return Ok(true);
+            }
+            None => {
+                let all = buffer.len();
+                input.consume(all);
+            }
+        }
+    }
+}
+
 /// How many typed lines [`typed_lines`] reads ahead of the conversation.
 pub const LINES_AHEAD: usize = 64;
+
+/// The longest line a person may type, in bytes: [`Seat::respond`] refuses a longer one.
+pub const MAX_TYPED_LINE: usize = 1024;
 
 /// The person's DXP name: `given`, else their user name (`$USER`), else `player`.
 pub fn person_name(given: Option<String>) -> String {
@@ -478,6 +519,14 @@ impl Seat {
     /// choose one), why a wish cannot be carried out now; nothing for a move played or a
     /// chat sent.
     pub fn respond(&mut self, line: &str) -> Reply {
+        if line.len() > MAX_TYPED_LINE {
+            return Reply {
+                text: Some(format!(
+                    "that line is too long (more than {MAX_TYPED_LINE} bytes): `help` lists the commands"
+                )),
+                prompt: true,
+            };
+        }
         let line = line.trim();
         if line.is_empty() {
             return Reply::default();
@@ -1001,6 +1050,26 @@ mod tests {
         let typed = typed_lines(std::io::Cursor::new("32-28\r\nhelp\n\nresign"));
         let lines: Vec<String> = typed.iter().collect();
         assert_eq!(lines, ["32-28", "help", "", "resign"]);
+    }
+
+    /// A line that is not UTF-8 is read with its bad bytes replaced, not taken for the end of
+    /// the input; a line past the bound comes cut one byte past it (and is refused by
+    /// `respond`), the next line as usual.
+    #[test]
+    fn typed_lines_survive_bad_bytes_and_endless_lines() {
+        let mut input = b"chat \xe9t\xe9\n".to_vec();
+        input.extend(std::iter::repeat_n(b'a', 5 * MAX_TYPED_LINE));
+        input.extend_from_slice(b"\r\n32-28\n");
+        let lines: Vec<String> = typed_lines(std::io::Cursor::new(input)).iter().collect();
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0], "chat \u{fffd}t\u{fffd}");
+        assert_eq!(lines[1].len(), MAX_TYPED_LINE + 1);
+        assert_eq!(lines[2], "32-28");
+
+        let (control, _commands) = Control::new();
+        let reply = Seat::new(control).respond(&lines[1]);
+        assert!(reply.prompt);
+        assert!(reply.text.unwrap().contains("too long"));
     }
 
     /// A person plays the built-in engine in a real DXP game over 127.0.0.1: the move typed

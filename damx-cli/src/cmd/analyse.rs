@@ -17,7 +17,7 @@ use damx_rules::{Game, Position};
 use crate::args::AnalyseArgs;
 use crate::error::Error;
 use crate::input::read_text;
-use crate::log::info;
+use crate::log::{info, note};
 use crate::progress::Progress;
 
 /// What `analyse` looks at: a position given on the command line, or a PDN file.
@@ -55,7 +55,14 @@ pub(crate) fn run(args: &AnalyseArgs, out: &mut dyn Write) -> Result<(), Error> 
         super::print(out, line, args.json)
     };
 
+    let asked = options.hash_mb;
     let mut engine = Engine::new(options);
+    if engine.options().hash_mb < asked {
+        note!(
+            "the system refused {asked} MiB for the table: searching with {} MiB",
+            engine.options().hash_mb
+        );
+    }
     let stop = StopSignal::new();
     let mut progress = Progress::new();
     let mut write_error = None;
@@ -100,7 +107,11 @@ fn load_game(args: &AnalyseArgs) -> Result<Game, Error> {
         }
         Subject::Pdn(path) => path,
     };
-    if !path.exists() && path.extension().is_none() && path.parent() == Some(Path::new("")) {
+    if path.as_os_str() != "-"
+        && !path.exists()
+        && path.extension().is_none()
+        && path.parent() == Some(Path::new(""))
+    {
         // A word that is no file: most likely a FEN or `startpos` mistyped.
         let why = io::Error::new(io::ErrorKind::NotFound, "not a FEN, `startpos` or a file");
         return Err(Error::file("read", path, why));

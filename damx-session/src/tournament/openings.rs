@@ -14,7 +14,7 @@
 
 use std::convert::Infallible;
 use std::fmt;
-use std::io::{self, Read};
+use std::io;
 use std::path::PathBuf;
 use std::str::FromStr;
 
@@ -198,17 +198,15 @@ impl OpeningSource {
             OpeningSource::Start => vec![Opening::initial()],
             OpeningSource::Position(position) => vec![Opening::from_position(*position)],
             OpeningSource::File(path) => {
-                let mut text = String::new();
                 let read = if path.as_os_str() == "-" {
-                    io::stdin().read_to_string(&mut text)
+                    pdn::read_text(io::stdin().lock())
                 } else {
-                    std::fs::File::open(path).and_then(|mut file| file.read_to_string(&mut text))
+                    std::fs::File::open(path).and_then(pdn::read_text)
                 };
-                let read_error = |source| LoadOpeningsError::Read {
+                let text = read.map_err(|source| LoadOpeningsError::Read {
                     path: path.clone(),
                     source,
-                };
-                read.map_err(read_error)?;
+                })?;
                 Opening::read(&text).map_err(|error| LoadOpeningsError::Invalid {
                     path: path.clone(),
                     error,
