@@ -106,6 +106,18 @@ fn records_that_cannot_be_saved_exit_3() {
     ));
     let (_, errors) = refused.exits_with(3);
     assert!(errors.contains("cannot create"), "{errors}");
+    // The same for a transcript whose directory takes no file, and for the person's game and
+    // the demo, which would otherwise be played to their end and then lost.
+    let refused = Damx::line(&format!(
+        "follow --listen 127.0.0.1:0 --transcript {blocker}/t.jsonl {QUICK}"
+    ));
+    let (_, errors) = refused.exits_with(3);
+    assert!(errors.contains("cannot write in"), "{errors}");
+    for command in ["play", "demo"] {
+        let refused = Damx::line(&format!("{command} --pdn {blocker}/games {QUICK}"));
+        let (_, errors) = refused.exits_with(3);
+        assert!(errors.contains("cannot create"), "{command}: {errors}");
+    }
 
     // The directory is there at the start, and a file by the time the game ends.
     let games = dir.path("games");

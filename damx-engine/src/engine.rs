@@ -118,8 +118,13 @@ impl Engine {
             None
         };
         let threads = if pool.is_some() { options.threads } else { 1 };
+        let tt = TranspositionTable::new(options.hash_mb);
+        if tt.shrunk() {
+            // What the system gave, where it refused as much as asked for.
+            options.hash_mb = (tt.bytes() >> 20).max(1);
+        }
         Engine {
-            tt: TranspositionTable::new(options.hash_mb),
+            tt,
             workers: (0..threads).map(|_| Worker::new()).collect(),
             pool,
             options,

@@ -54,6 +54,7 @@ pub mod endings;
 mod engine;
 pub mod eval;
 mod features;
+mod files;
 pub mod gauntlet;
 mod hints;
 mod limits;

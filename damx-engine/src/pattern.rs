@@ -108,6 +108,9 @@ pub const GLOBAL_COUNT: usize = 14;
 pub const FORMAT_VERSION: u16 = 2;
 /// The first bytes of a weights file.
 pub const MAGIC: [u8; 8] = *b"DAMXPAT\0";
+/// The longest weights file [`PatternWeights::load`] reads: 16 MiB, ten times a file with every
+/// weight of the 28 regions set.
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
 
 const MAN: usize = 0;
 const KING: usize = 1;
@@ -516,9 +519,10 @@ impl PatternWeights {
             .clone()
     }
 
-    /// Reads a weights file.
+    /// Reads a weights file (a regular file of at most [`MAX_FILE_BYTES`]).
     pub fn load(path: &std::path::Path) -> Result<PatternWeights, WeightsError> {
-        let bytes = std::fs::read(path).map_err(|error| WeightsError::Io(error.to_string()))?;
+        let bytes = crate::files::read_data_file(path, MAX_FILE_BYTES)
+            .map_err(|error| WeightsError::Io(error.to_string()))?;
         PatternWeights::from_bytes(&bytes)
     }
 

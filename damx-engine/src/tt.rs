@@ -113,22 +113,36 @@ struct Bucket {
 pub(crate) struct TranspositionTable {
     buckets: Box<[Bucket]>,
     generation: u8,
+    /// Whether the system refused the size asked for (the table is smaller).
+    shrunk: bool,
 }
 
 impl TranspositionTable {
-    /// A table of at most `mib` MiB (at least one bucket).
+    /// A table of at most `mib` MiB (at least one bucket). Where the system refuses that much
+    /// memory, half as much, and so on: a search with a smaller table beats a process aborted
+    /// ([`TranspositionTable::bytes`] says what it got).
     pub(crate) fn new(mib: usize) -> TranspositionTable {
         let bytes = mib.saturating_mul(1 << 20);
         let wanted = (bytes / std::mem::size_of::<Bucket>()).max(1);
         // The largest power of two that fits, so that the index is a mask.
-        let count = 1usize << (usize::BITS - 1 - wanted.leading_zeros());
-        let mut buckets = Vec::with_capacity(count);
+        let full = 1usize << (usize::BITS - 1 - wanted.leading_zeros());
+        let mut count = full;
+        let mut buckets = Vec::new();
+        while buckets.try_reserve_exact(count).is_err() && count > 1 {
+            count /= 2;
+        }
         crate::hints::advise_huge_pages(buckets.spare_capacity_mut());
         buckets.resize_with(count, Bucket::default);
         TranspositionTable {
             buckets: buckets.into_boxed_slice(),
             generation: 0,
+            shrunk: count < full,
         }
+    }
+
+    /// Whether the system refused the size asked for, so that the table is smaller.
+    pub(crate) fn shrunk(&self) -> bool {
+        self.shrunk
     }
 
     /// The size in bytes.

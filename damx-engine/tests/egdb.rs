@@ -305,13 +305,36 @@ fn a_finished_slice_is_not_built_again_and_a_damaged_one_is() {
     assert_eq!(verified.problems.len(), 4, "{verified}");
     assert!(!verified.is_ok());
 
+    // A fourth: a block that does not decode, under a checksum that matches (a file written
+    // wrong, not damaged since). A build must not keep it: the slices built on it read it all.
+    let mut bytes = std::fs::read(name("M-K")).unwrap();
+    let blocks = u32::from_le_bytes(bytes[32..36].try_into().unwrap()) as usize;
+    bytes[36 + 8 * (blocks + 1)] = 7; // the first block's mode byte
+    let body = bytes.len() - 8;
+    let checksum = bytes[..body]
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |hash, &byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+    bytes[body..].copy_from_slice(&checksum.to_le_bytes());
+    std::fs::write(name("M-K"), &bytes).unwrap();
+
     std::fs::remove_file(dir.join("XYZ.egdb")).unwrap();
     let (repaired, events) = build_saying(&options);
-    assert!(repaired.to_string().contains("3 slices built, 13 kept"));
+    assert!(
+        repaired.to_string().contains("4 slices built, 12 kept"),
+        "{repaired}"
+    );
     assert!(events.iter().any(|e| e.ends_with("building KK-K again")));
+    assert!(
+        events
+            .iter()
+            .any(|e| e.contains("M-K.egdb") && e.contains("does not decode")),
+        "{events:?}"
+    );
     let mut rebuilt: Vec<String> = repaired.built.iter().map(|m| m.to_string()).collect();
     rebuilt.sort();
-    assert_eq!(rebuilt, ["K-KK", "KK-K", "KM-K"]);
+    assert_eq!(rebuilt, ["K-KK", "KK-K", "KM-K", "M-K"]);
     let egdb = Egdb::open(&dir).unwrap();
     assert!(egdb.problems().is_empty());
     assert!(egdb.missing(3).is_empty());

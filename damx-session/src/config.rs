@@ -421,8 +421,9 @@ impl std::error::Error for RecordsError {
 }
 
 impl RecordOptions {
-    /// Checks, before any game, that the PDN records can be written: the directory (made if
-    /// needed) takes a new file, or the file can be opened for appending.
+    /// Checks, before any game, that the records can be written: the PDN directory (made if
+    /// needed) takes a new file, or the PDN file can be opened for appending; the transcript's
+    /// directory takes a new file (a server opens one transcript a connection beside it).
     ///
     /// # Errors
     /// A [`RecordsError`] naming the path that cannot be made or written.
@@ -435,17 +436,26 @@ impl RecordOptions {
                 source,
             }
         };
+        let parent = |path: &std::path::Path| {
+            path.parent()
+                .filter(|parent| !parent.as_os_str().is_empty())
+                .map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf)
+        };
+        let takes_a_file = |dir: &std::path::Path| {
+            let probe = dir.join(format!(".damx-write-test-{}", std::process::id()));
+            std::fs::File::create(&probe).map_err(failed("write in", dir))?;
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        };
+        if let Some(transcript) = &self.transcript {
+            takes_a_file(&parent(transcript))?;
+        }
         let Some(target) = &self.pdn else {
             return Ok(());
         };
         let (dir, file) = match target {
             PdnTarget::Directory(dir) => (dir.clone(), None),
-            PdnTarget::File(path) => (
-                path.parent()
-                    .filter(|parent| !parent.as_os_str().is_empty())
-                    .map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf),
-                Some(path),
-            ),
+            PdnTarget::File(path) => (parent(path), Some(path)),
         };
         crate::record::create_dir(&dir).map_err(failed("create", &dir))?;
         if let Some(file) = file {
@@ -456,10 +466,7 @@ impl RecordOptions {
                 .map_err(failed("write", file))?;
             return Ok(());
         }
-        let probe = dir.join(format!(".damx-write-test-{}", std::process::id()));
-        std::fs::File::create(&probe).map_err(failed("write in", &dir))?;
-        let _ = std::fs::remove_file(&probe);
-        Ok(())
+        takes_a_file(&dir)
     }
 }
 

@@ -156,8 +156,9 @@ pub(crate) struct SeriesArgs {
     grace: Seconds,
 
     /// The least gap between two frames sent to a program, in milliseconds (the referee sends
-    /// one frame at a time in normal play, so none is needed by default)
-    #[arg(long, value_name = "MS", default_value_t = 0)]
+    /// one frame at a time in normal play, so none is needed by default; at most 10000)
+    #[arg(long, value_name = "MS", default_value_t = 0,
+          value_parser = clap::value_parser!(u64).range(0..=10_000))]
     pace: u64,
 
     /// Print the results as JSON lines (one per game, then the standings) instead of the

@@ -55,8 +55,9 @@ impl PeerArgs {
 #[derive(Debug, Args)]
 pub(crate) struct PaceArgs {
     /// The least gap between two frames we send, in milliseconds (some clients lose a frame
-    /// that arrives together with another)
-    #[arg(long, value_name = "MS", default_value_t = SessionConfig::default().frame_gap.as_millis() as u64)]
+    /// that arrives together with another; at most 10000)
+    #[arg(long, value_name = "MS", default_value_t = SessionConfig::default().frame_gap.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(0..=10_000))]
     pace: u64,
 }
 

@@ -14,12 +14,13 @@ use crate::session::{drive, verdict};
 /// Plays and shows the games.
 pub(crate) fn run(args: &DemoArgs, out: &mut dyn Write) -> Result<(), Error> {
     let (initiator, follower) = (args.player("damx initiator"), args.player("damx follower"));
+    let session = args.session();
+    session.records.check()?;
     let show = args.show();
     if !show.json && crate::log::enabled(crate::log::Level::Normal) {
         let games = engine_games_text(&args.plan(), &initiator, &follower);
         writeln!(out, "damx demo: {games}").map_err(Error::stdout)?;
     }
-    let session = args.session();
     let initiator = Box::new(EnginePlayer::new(initiator));
     let mut renderer = Renderer::new(show);
     let (initiator, follower) = drive(

@@ -24,6 +24,8 @@ use crate::session::{drive_with, verdict};
 pub(crate) fn run(args: &PlayArgs, out: &mut dyn Write) -> Result<(), Error> {
     let opponent = args.opponent();
     let session = args.session(&opponent);
+    // A game played to its end and then lost for want of a place to save it helps no one.
+    session.records.check()?;
     let (human, turns) = ChannelPlayer::new(session.name.clone().unwrap_or_default());
     writeln!(
         out,

@@ -27,7 +27,7 @@ use std::time::Instant;
 use damx_rules::{Bitboard, Color, MoveList, Position};
 use rayon::prelude::*;
 
-use super::format::{self, SliceFile};
+use super::format::{self, FormatError, SliceFile};
 use super::material::{Material, mirror};
 use super::{
     EgdbError, Problem, ProblemKind, Value, Values, Wdl, decode_value, file_name, load_slice,
@@ -482,6 +482,12 @@ fn solve(
         depth += 1;
     }
 
+    // Only the states are read from here on: give the counters and layers back before the
+    // values are made, so that the peak stays within `build_memory_estimate`.
+    drop(counters);
+    drop(layer);
+    drop(after);
+
     // The value bytes; positions not stored repeat the byte before them.
     let distances = stores_distances(material);
     let mut values = vec![0u8; n];
@@ -567,16 +573,20 @@ fn derive(material: Material, tables: &Tables) -> Result<(Vec<u8>, [u64; 3], u32
     Ok((values, counts, longest))
 }
 
-/// Writes `bytes` to `path` so that a reader never sees half a file: a temporary name first,
-/// flushed to the disk, then renamed.
+/// Writes `bytes` to `path` so that a reader never sees half a file: a temporary name of this
+/// process first (two builds in one directory never share one), flushed to the disk, then
+/// renamed. An error about the temporary file names it.
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".tmp");
+    temporary.push(format!(".{}.tmp", std::process::id()));
     let temporary = PathBuf::from(temporary);
+    let named = |error: std::io::Error| {
+        std::io::Error::new(error.kind(), format!("{}: {error}", temporary.display()))
+    };
     {
-        let mut file = File::create(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
+        let mut file = File::create(&temporary).map_err(named)?;
+        file.write_all(bytes).map_err(named)?;
+        file.sync_all().map_err(named)?;
     }
     std::fs::rename(&temporary, path)?;
     if let Some(dir) = path.parent() {
@@ -623,7 +633,15 @@ pub fn build(
             todo.push(material);
             continue;
         }
-        match load_slice(&path, material) {
+        // A file kept is read whole by the slices built on it: every block must decode (the
+        // checksum shows only that the file is as it was written).
+        let decoded = load_slice(&path, material).and_then(|file| match file.decode_all() {
+            Some(_) => Ok(file),
+            None => Err(ProblemKind::Format(FormatError::Inconsistent(
+                "a block does not decode",
+            ))),
+        });
+        match decoded {
             Ok(file) => {
                 report.bytes += file.len() as u64;
                 tables.insert(file);

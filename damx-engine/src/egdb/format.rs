@@ -41,6 +41,12 @@ const MODE_RUNS: u8 = 1;
 
 use super::material::Material;
 
+/// The longest a file of `material` can be: every block raw (a mode byte and its values).
+pub(crate) fn max_file_len(material: Material) -> u64 {
+    let blocks = material.positions().div_ceil(BLOCK_VALUES as u64);
+    HEADER_BYTES as u64 + 8 * (blocks + 1) + blocks * (1 + BLOCK_VALUES as u64) + 8
+}
+
 /// 64-bit FNV-1a.
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
@@ -215,8 +221,10 @@ impl SliceFile {
             black_kings: bytes[19],
         };
         if material != expected {
+            // Header bytes of another file may be any number: add no counts above a slice's.
+            let counts = bytes[16..20].iter().all(|&count| count <= 7);
             return Err(FormatError::WrongMaterial {
-                found: if material.is_slice() {
+                found: if counts && material.is_slice() {
                     material.to_string()
                 } else {
                     format!("{:?}", &bytes[16..20])

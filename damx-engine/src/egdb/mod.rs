@@ -502,7 +502,8 @@ impl Values for Egdb {
 
 /// Reads and checks one slice file.
 fn load_slice(path: &Path, material: Material) -> Result<SliceFile, ProblemKind> {
-    let bytes = std::fs::read(path).map_err(ProblemKind::Io)?;
+    let limit = format::max_file_len(material);
+    let bytes = crate::files::read_data_file(path, limit).map_err(ProblemKind::Io)?;
     SliceFile::parse(bytes, material).map_err(ProblemKind::Format)
 }
 
