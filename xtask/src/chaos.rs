@@ -443,17 +443,20 @@ impl Server {
         let games = dir.join("games");
         let connections = connections.to_string();
         // What connections cost is measured without the endgame databases a user may have in
-        // the cache directory (the 2-5-piece set alone is 400 MiB resident): an empty
-        // directory stands in for them.
-        let no_egdb = dir.join("no-egdb");
-        fs::create_dir_all(&no_egdb).context("cannot create an empty database directory")?;
+        // the cache directory (the 2-5-piece set alone is 400 MiB resident).
         let mut command = Command::new("sh");
         command
-            .env("DAMX_EGDB", &no_egdb)
             .args(["-c", "ulimit -n \"$1\" && shift && exec \"$@\"", "sh"])
             .arg(nofile.to_string())
             .arg(damx)
-            .args(["follow", "--listen", "127.0.0.1:0", "--max-connections"])
+            .args([
+                "follow",
+                "--egdb",
+                "off",
+                "--listen",
+                "127.0.0.1:0",
+                "--max-connections",
+            ])
             .arg(&connections)
             .args(extra)
             .arg("--pdn")

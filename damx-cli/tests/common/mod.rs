@@ -18,11 +18,12 @@ use damx_rules::pdn::{PdnGame, parse_games};
 pub const LIMIT: Duration = Duration::from_secs(60);
 
 /// Starts `damx args...` with its three streams piped and no databases unless a test names
-/// them.
+/// them (the default directory is under a cache directory that does not exist).
 pub fn spawn(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_damx"))
         .args(args)
-        .env("DAMX_EGDB", "/nonexistent/damx-egdb")
+        .env_remove("DAMX_EGDB")
+        .env("XDG_CACHE_HOME", "/nonexistent/damx-cache")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -175,9 +175,15 @@ impl SharedEgdb {
     /// The databases at `location`, loaded once per directory and process and shared by every
     /// engine after that (a tournament's participants hold one copy). Files that cannot be
     /// used are skipped with a note; a directory that cannot be read or holds nothing gives no
-    /// databases, with a note when the user named it.
+    /// databases, with a note when the user named it (with `--egdb DIR` or `$DAMX_EGDB`).
     pub fn load(location: &EgdbLocation) -> Loaded {
-        let named = matches!(location, EgdbLocation::Dir(_));
+        // `$DAMX_EGDB` names a directory as much as `--egdb DIR` does.
+        let from_environment = std::env::var_os("DAMX_EGDB").is_some_and(|dir| !dir.is_empty());
+        let named = match location {
+            EgdbLocation::Dir(_) => true,
+            EgdbLocation::Default => from_environment,
+            EgdbLocation::Off => false,
+        };
         let dir = match location {
             EgdbLocation::Off => return Loaded::default(),
             EgdbLocation::Dir(dir) => dir.clone(),
