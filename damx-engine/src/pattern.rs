@@ -528,7 +528,8 @@ impl PatternWeights {
 
     /// Decodes a weights file (see the module documentation for the format).
     pub fn from_bytes(bytes: &[u8]) -> Result<PatternWeights, WeightsError> {
-        if bytes.len() >= MAGIC.len() && bytes[..MAGIC.len()] != MAGIC {
+        // A file that does not start as one does is none, however short.
+        if !bytes.starts_with(&MAGIC) && !MAGIC.starts_with(bytes) {
             return Err(WeightsError::NotAWeightsFile);
         }
         if bytes.len() < 10 {
@@ -1015,6 +1016,15 @@ mod tests {
             PatternWeights::from_bytes(&bytes[..10]),
             Err(WeightsError::Truncated { .. })
         ));
+        assert!(matches!(
+            PatternWeights::from_bytes(&bytes[..3]),
+            Err(WeightsError::Truncated { .. })
+        ));
+        // A short file of something else is not a weights file, rather than a truncated one.
+        assert_eq!(
+            PatternWeights::from_bytes(b"hi\n"),
+            Err(WeightsError::NotAWeightsFile)
+        );
         let mut other = bytes.clone();
         other[8] = 3;
         assert_eq!(

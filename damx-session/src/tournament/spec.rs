@@ -552,7 +552,7 @@ fn file_stem(command: &[String]) -> Option<String> {
         .map(|stem| stem.to_string_lossy().replace(char::is_whitespace, "_"))
 }
 
-/// A number of seconds, more than 0: `1.5`, `10`.
+/// A number of seconds, more than 0 and at most a billion: `1.5`, `10`.
 ///
 /// # Errors
 /// A [`SpecError`] for anything else.
@@ -562,7 +562,9 @@ pub fn parse_seconds(text: &str) -> Result<Duration, SpecError> {
         .parse()
         .map_err(|_| format!("expected a number of seconds, found {text:?}"))?;
     if !(seconds > 0.0 && seconds <= 1e9) {
-        return Err(format!("expected more than 0 seconds, found {text:?}").into());
+        return Err(
+            format!("expected more than 0 seconds and at most 1000000000, found {text:?}").into(),
+        );
     }
     Ok(Duration::from_secs_f64(seconds))
 }
