@@ -684,6 +684,11 @@ fn read_games(text: &str, wanted: usize) -> Result<Vec<PdnGame>, PdnError> {
                 }
                 reader.bump();
                 let tag = read_tag(&mut reader).map_err(|kind| error(&games, kind))?;
+                // A game of tags alone ends where a tag it already has comes again: that tag
+                // is the next game's.
+                if game.tags.iter().any(|(name, _)| *name == tag.0) {
+                    games.push(std::mem::replace(&mut game, GameInProgress::new()).finish());
+                }
                 if tag.0 == "FEN" {
                     let start = Position::from_fen(&tag.1)
                         .map_err(|e| error(&games, PdnErrorKind::Fen(e)))?;

@@ -204,6 +204,29 @@ fn files_read_as_utf8_or_latin1() {
     assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);
 }
 
+/// A game of tags alone (no moves, no result) ends where one of its tags comes again, instead
+/// of lending its tags, its start among them, to the next game.
+#[test]
+fn a_game_of_tags_alone_ends_at_a_repeated_tag() {
+    let text = "[Event \"a\"]\n[FEN \"W:W31:B1\"]\n\n[Event \"b\"]\n1. 32-28 *\n";
+    let games = parse_games(text).unwrap();
+    assert_eq!(games.len(), 2);
+    assert_eq!(games[0].tag("Event"), Some("a"));
+    assert!(games[0].moves.is_empty());
+    assert_eq!(games[1].tag("Event"), Some("b"));
+    assert_eq!(games[1].start, Position::initial());
+    assert_eq!(games[1].moves.len(), 1);
+    assert_eq!(at_text(text, 2), Ok(fen_of_start(&["32-28"])));
+}
+
+fn fen_of_start(moves: &[&str]) -> String {
+    let mut position = Position::initial();
+    for text in moves {
+        position = position.play(&position.parse_move(text).unwrap());
+    }
+    position.to_fen()
+}
+
 /// A file saved as UTF-8 with a byte-order mark reads as without it.
 #[test]
 fn a_byte_order_mark_is_no_text() {
