@@ -619,7 +619,7 @@ pub fn read_text(reader: impl std::io::Read) -> std::io::Result<String> {
 /// 8859-1 (Latin-1), in which older PDN files were written, so that every byte reads as the
 /// character it meant there (`é` in a player's name) and none stops the reading.
 pub fn text_from_bytes(bytes: Vec<u8>) -> String {
-    let text = match String::from_utf8(bytes) {
+    let mut text = match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(error) => error
             .into_bytes()
@@ -627,10 +627,10 @@ pub fn text_from_bytes(bytes: Vec<u8>) -> String {
             .map(|&byte| char::from(byte))
             .collect(),
     };
-    match text.strip_prefix('\u{feff}') {
-        Some(rest) => rest.to_owned(),
-        None => text,
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
     }
+    text
 }
 
 /// Reads every game of a PDN text.

@@ -28,7 +28,7 @@ use std::io::BufRead;
 
 use crossbeam_channel::{Receiver, Sender, bounded, never, select};
 use damx_rules::{Move, MoveTextError, MoveTextErrorKind, Position};
-use damx_wire::EndReason;
+use damx_wire::{EndReason, LineReader};
 
 use crate::config::{Role, SeriesPlan, SessionConfig};
 use crate::driver::{Control, Endpoint, SessionError, SessionReport, run};
@@ -220,56 +220,26 @@ impl Reply {
 /// own so that the session goes on while they think: the `lines` of [`Seat::converse`]. The
 /// channel closes at the end of the input or at a read error, which ends the conversation.
 /// At most [`LINES_AHEAD`] lines are read ahead of the conversation (a script piped in waits
-/// in its pipe). Bytes that are not UTF-8 are replaced (`U+FFFD`); a line longer than
-/// [`MAX_TYPED_LINE`] bytes is cut one byte past the bound and the rest of it dropped unread
-/// into memory, so that [`Seat::respond`] refuses it.
-pub fn typed_lines(mut input: impl BufRead + Send + 'static) -> Receiver<String> {
+/// in its pipe). Bytes that are not UTF-8 are replaced (`U+FFFD`). A line longer than
+/// [`MAX_TYPED_LINE`] bytes is not held in memory: it comes as one `U+FFFD` more than the
+/// bound, which [`Seat::respond`] refuses.
+pub fn typed_lines(input: impl BufRead + Send + 'static) -> Receiver<String> {
     let (lines, typed) = bounded(LINES_AHEAD);
     std::thread::spawn(move || {
-        let mut line = Vec::new();
-        while let Ok(true) = read_typed_line(&mut input, &mut line) {
-            let text = String::from_utf8_lossy(&line).into_owned();
+        let mut reader = LineReader::new(input, MAX_TYPED_LINE);
+        while let Ok(Some(line)) = reader.next_line() {
+            let text = match line.item {
+                Ok(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+                Err(_) => char::REPLACEMENT_CHARACTER
+                    .to_string()
+                    .repeat(MAX_TYPED_LINE + 1),
+            };
             if lines.send(text).is_err() {
                 break;
             }
         }
     });
     typed
-}
-
-/// Reads the next line of `input` into `line`, without its `\n` or `\r\n` and at most
-/// [`MAX_TYPED_LINE`] + 1 bytes of it (the rest is read and dropped). False at the end of the
-/// input.
-fn read_typed_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<bool> {
-    line.clear();
-    let kept = (MAX_TYPED_LINE + 1) as u64;
-    if std::io::Read::take(&mut *input, kept).read_until(b'\n', line)? == 0 {
-        return Ok(false);
-    }
-    if line.last() == Some(&b'\n') {
-        line.pop();
-        if line.last() == Some(&b'\r') {
-            line.pop();
-        }
-        return Ok(true);
-    }
-    // Cut at the bound (or the input's end): skip to the end of the line, holding none of it.
-    loop {
-        let buffer = input.fill_buf()?;
-        if buffer.is_empty() {
-            return Ok(true);
-        }
-        match buffer.iter().position(|&byte| byte == b'\n') {
-            Some(at) => {
-                input.consume(at + 1);
-                return Ok(true);
-            }
-            None => {
-                let all = buffer.len();
-                input.consume(all);
-            }
-        }
-    }
 }
 
 /// How many typed lines [`typed_lines`] reads ahead of the conversation.
@@ -1053,8 +1023,8 @@ mod tests {
     }
 
     /// A line that is not UTF-8 is read with its bad bytes replaced, not taken for the end of
-    /// the input; a line past the bound comes cut one byte past it (and is refused by
-    /// `respond`), the next line as usual.
+    /// the input; a line past the bound comes as one replacement character more than the bound
+    /// (and is refused by `respond`), the next line as usual.
     #[test]
     fn typed_lines_survive_bad_bytes_and_endless_lines() {
         let mut input = b"chat \xe9t\xe9\n".to_vec();
@@ -1063,7 +1033,7 @@ mod tests {
         let lines: Vec<String> = typed_lines(std::io::Cursor::new(input)).iter().collect();
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[0], "chat \u{fffd}t\u{fffd}");
-        assert_eq!(lines[1].len(), MAX_TYPED_LINE + 1);
+        assert_eq!(lines[1].chars().count(), MAX_TYPED_LINE + 1);
         assert_eq!(lines[2], "32-28");
 
         let (control, _commands) = Control::new();

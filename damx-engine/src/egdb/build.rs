@@ -633,15 +633,7 @@ pub fn build(
             todo.push(material);
             continue;
         }
-        // A file kept is read whole by the slices built on it: every block must decode (the
-        // checksum shows only that the file is as it was written).
-        let decoded = load_slice(&path, material).and_then(|file| match file.decode_all() {
-            Some(_) => Ok(file),
-            None => Err(ProblemKind::Format(FormatError::Inconsistent(
-                "a block does not decode",
-            ))),
-        });
-        match decoded {
+        match load_slice(&path, material) {
             Ok(file) => {
                 report.bytes += file.len() as u64;
                 tables.insert(file);
@@ -654,6 +646,30 @@ pub fn build(
                 todo.push(material);
             }
         }
+    }
+    if !todo.is_empty() {
+        // The slices to build read the kept ones whole, and a checksum shows only that a file
+        // is as it was written: a kept file whose blocks do not decode is built again too.
+        // (Checked only here: with nothing to build, the files are not read further.)
+        let undecodable: Vec<Material> = (report.kept.iter().copied())
+            .filter(|material| {
+                tables.slices[material.code()]
+                    .as_ref()
+                    .is_some_and(|stored| stored.file.decode_all().is_none())
+            })
+            .collect();
+        for material in undecodable {
+            if let Some(stored) = tables.slices[material.code()].take() {
+                report.bytes -= stored.file.len() as u64;
+            }
+            report.kept.retain(|&kept| kept != material);
+            let kind = ProblemKind::Format(FormatError::Inconsistent("a block does not decode"));
+            let path = dir.join(file_name(material));
+            let problem = Problem { path, kind }.to_string();
+            observer(BuildEvent::Damaged { material, problem });
+            todo.push(material);
+        }
+        todo.sort_by_key(|material| materials.iter().position(|m| m == material));
     }
     if !todo.is_empty()
         && let Some(limit) = options.memory_limit

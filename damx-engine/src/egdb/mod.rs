@@ -507,13 +507,20 @@ fn load_slice(path: &Path, material: Material) -> Result<SliceFile, ProblemKind>
     SliceFile::parse(bytes, material).map_err(ProblemKind::Format)
 }
 
+/// The directory `$DAMX_EGDB` names, if it is set and not empty.
+pub(crate) fn environment_dir() -> Option<PathBuf> {
+    std::env::var_os("DAMX_EGDB")
+        .filter(|value| !value.is_empty())
+        .map(PathBuf::from)
+}
+
 /// The default database directory: `$DAMX_EGDB` if set, else `damx/egdb` in the user's cache
 /// directory (`$XDG_CACHE_HOME`, else `~/.cache`; `%LOCALAPPDATA%` on Windows). `None` when
 /// no home can be found.
 pub fn default_dir() -> Option<PathBuf> {
     let nonempty = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
-    if let Some(dir) = nonempty("DAMX_EGDB") {
-        return Some(PathBuf::from(dir));
+    if let Some(dir) = environment_dir() {
+        return Some(dir);
     }
     let cache = if cfg!(windows) {
         nonempty("LOCALAPPDATA").map(PathBuf::from)

@@ -178,10 +178,9 @@ impl SharedEgdb {
     /// databases, with a note when the user named it (with `--egdb DIR` or `$DAMX_EGDB`).
     pub fn load(location: &EgdbLocation) -> Loaded {
         // `$DAMX_EGDB` names a directory as much as `--egdb DIR` does.
-        let from_environment = std::env::var_os("DAMX_EGDB").is_some_and(|dir| !dir.is_empty());
         let named = match location {
             EgdbLocation::Dir(_) => true,
-            EgdbLocation::Default => from_environment,
+            EgdbLocation::Default => super::environment_dir().is_some(),
             EgdbLocation::Off => false,
         };
         let dir = match location {
