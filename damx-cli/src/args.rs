@@ -185,7 +185,7 @@ Examples:
 Speaks the Hub protocol (version 2, as Scan 3 and the Hub GUI use it) on standard input and \
 output: register `damx hub` as the engine command in a Hub GUI, or drive it from pydraughts \
 with HubEngine([\"damx\", \"hub\"]). The options are the first values of the Hub parameters \
-threads, hash, egdb, weights and skill.";
+threads, hash, contempt, egdb, weights and skill.";
 
 const MATCH_EXAMPLES: &str = "\
 Examples:
@@ -382,6 +382,12 @@ pub(crate) struct EngineArgs {
     )]
     hash: u32,
 
+    /// Score a draw N centi-men below zero for the engine (above for its opponent): positive
+    /// avoids draws, against a weaker opponent; negative seeks them
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true,
+        value_parser = clap::value_parser!(i32).range(-(damx_engine::MAX_CONTEMPT as i64)..=damx_engine::MAX_CONTEMPT as i64))]
+    contempt: i32,
+
     /// Endgame databases to use ("off": none) [default: $DAMX_EGDB, else damx/egdb in the
     /// user's cache directory, when it holds any; see `damx egdb`]
     #[arg(long, value_name = "DIR")]
@@ -406,6 +412,7 @@ impl EngineArgs {
             threads: usize::from(self.threads),
             hash_mb: self.hash as usize,
             eval: self.eval.params(),
+            contempt: self.contempt,
             ..EngineOptions::default()
         }
     }

@@ -233,6 +233,30 @@ fn analyse_prints_a_line_per_depth_and_the_best_move() {
     assert_eq!(json_lines(&stdout(&output)).len(), 2);
 }
 
+/// `--contempt N` scores a draw N centi-men below zero for the side the engine searches for
+/// (a king against a king is a draw within the depth); beyond a man either way it is refused.
+#[test]
+fn contempt_moves_the_score_of_a_draw() {
+    let line = |contempt: &str| {
+        let output = run(
+            &format!("analyse W:WK26:BK25 --depth 16 --hash 4 --egdb off --contempt={contempt}"),
+            0,
+            Has(&[]),
+            Is(""),
+        );
+        stdout(&output).lines().last().unwrap_or_default().to_owned()
+    };
+    assert!(line("20").contains("score -0.20 at depth 16"), "{}", line("20"));
+    assert!(line("-20").contains("score +0.20"), "{}", line("-20"));
+    assert!(line("0").contains("score 0.00"), "{}", line("0"));
+    run(
+        "analyse startpos --depth 1 --contempt 101",
+        2,
+        Is(""),
+        Has(&["--contempt"]),
+    );
+}
+
 /// A PDN file gives the position of `--game` after `--ply` plies (the choice itself:
 /// damx-rules' `pdn::game_at` tests); a position without a legal move has no best move, an
 /// answer rather than an error; bad input: a missing file (3), a PDN with an illegal move

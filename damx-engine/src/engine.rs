@@ -30,7 +30,17 @@ pub struct EngineOptions {
     /// On a game clock, the percent of a move's share of the time left after which no new
     /// iteration starts ([`DEFAULT_PACE`]; lower plays faster and keeps more time back).
     pub pace: u32,
+    /// How much worse than zero, in centi-men, the engine counts a draw for the side it
+    /// searches for (the side to move at the root), and how much better for its opponent:
+    /// positive contempt avoids draws (repetitions, the draw rules, drawn database endings)
+    /// where an alternative scores no more than this below zero, as against a weaker
+    /// opponent; negative seeks them. 0 (the default) scores every draw zero. Clamped to
+    /// [`MAX_CONTEMPT`] either way.
+    pub contempt: i32,
 }
+
+/// The largest [`EngineOptions::contempt`], either way: one man.
+pub const MAX_CONTEMPT: i32 = 100;
 
 impl Default for EngineOptions {
     /// One thread, 64 MiB, the default evaluation, every search technique on, no databases.
@@ -42,6 +52,7 @@ impl Default for EngineOptions {
             search: SearchFeatures::default(),
             egdb: None,
             pace: DEFAULT_PACE,
+            contempt: 0,
         }
     }
 }
@@ -108,6 +119,7 @@ impl Engine {
     /// one thread ([`Engine::threads`] tells).
     pub fn new(mut options: EngineOptions) -> Engine {
         options.threads = options.threads.max(1);
+        options.contempt = options.contempt.clamp(-MAX_CONTEMPT, MAX_CONTEMPT);
         let pool = if options.threads > 1 {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(options.threads - 1)
@@ -200,6 +212,8 @@ impl Engine {
                 self.options.search.database_progress,
             ),
             parallel: self.workers.len() > 1,
+            draw: Shared::draw_scores(game.position(), self.options.contempt),
+            key_salt: Shared::key_salt(game.position(), self.options.contempt),
         };
         let tt = &self.tt;
         let mut on_iteration = |worker: &Worker, report: &IterationReport<'_>| {

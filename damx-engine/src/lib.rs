@@ -71,7 +71,7 @@ pub use bench::{
     BENCH_DEPTH, BENCH_POSITIONS, BenchLine, BenchOptions, BenchReport, bench, bench_positions,
     bench_with,
 };
-pub use engine::{Engine, EngineOptions, Progress, SearchResult};
+pub use engine::{Engine, EngineOptions, MAX_CONTEMPT, Progress, SearchResult};
 pub use eval::{EvalKind, EvalParams, evaluate_with};
 pub use features::SearchFeatures;
 pub use limits::{Clock, DEFAULT_PACE, Limits, StopSignal};

@@ -72,11 +72,51 @@ pub(crate) struct Shared<'a> {
     pub(crate) egdb: Option<egdb::Probing<'a>>,
     /// Whether more than one thread searches (then node limits are approximate).
     pub(crate) parallel: bool,
+    /// The score of a draw for White and for Black to move (see
+    /// [`EngineOptions::contempt`](crate::EngineOptions::contempt)): zero for both without
+    /// contempt.
+    pub(crate) draw: [i32; 2],
+    /// Mixed into every table key: with contempt, a search for Black keeps its scores apart
+    /// from one for White (their draws score differently); zero otherwise.
+    pub(crate) key_salt: u64,
 }
 
 impl Shared<'_> {
     pub(crate) fn elapsed(&self) -> Duration {
         self.start.elapsed()
+    }
+
+    /// The draw scores of a search from `root` with `contempt`: the side to move at the root
+    /// counts a draw `contempt` below zero, its opponent as much above.
+    pub(crate) fn draw_scores(root: &Position, contempt: i32) -> [i32; 2] {
+        let mut draw = [contempt; 2];
+        draw[side_index(root.side_to_move())] = -contempt;
+        draw
+    }
+
+    /// The [`Shared::key_salt`] of a search from `root` with `contempt`.
+    pub(crate) fn key_salt(root: &Position, contempt: i32) -> u64 {
+        if contempt != 0 && root.side_to_move() == Color::Black {
+            mix(0x636f_6e74_656d_7074)
+        } else {
+            0
+        }
+    }
+
+    /// The score of a draw for the side to move in `position`.
+    #[inline(always)]
+    fn draw_score(&self, position: &Position) -> i32 {
+        self.draw[side_index(position.side_to_move())]
+    }
+
+    /// A database `score` of `position` with a draw given its contempt score.
+    #[inline(always)]
+    fn database_score(&self, position: &Position, score: i32) -> i32 {
+        if score == Score::DRAW.value() {
+            self.draw_score(position)
+        } else {
+            score
+        }
     }
 }
 
@@ -196,7 +236,7 @@ impl Worker {
         // Before any iteration completes, the table's move (or the first) is the answer.
         let first = shared
             .tt
-            .probe(tt_key(game))
+            .probe(tt_key(game) ^ shared.key_salt)
             .and_then(|entry| entry.mv.find(&root))
             .unwrap_or(0);
         root.swap(0, first);
@@ -491,7 +531,7 @@ impl Worker {
         if is_rule_draw(game) {
             // The rules check for a lost position first.
             return if position.has_legal_move() {
-                0
+                shared.draw_score(&position)
             } else {
                 -WIN + ply as i32
             };
@@ -503,7 +543,7 @@ impl Worker {
             return alpha;
         }
         if let Some(score) = egdb::probe_node(shared.egdb, game) {
-            return score;
+            return shared.database_score(&position, score);
         }
         if ply >= MAX_PLY - 1 {
             return self.evaluate(game, shared);
@@ -511,7 +551,7 @@ impl Worker {
         let pv_node = beta - alpha > 1;
 
         // The table may answer before any move is generated.
-        let key = tt_key(game);
+        let key = tt_key(game) ^ shared.key_salt;
         let entry = shared.tt.probe(key);
         if let Some(entry) = entry
             && !pv_node
@@ -786,13 +826,15 @@ impl Worker {
                 return -WIN + ply as i32;
             }
             if is_rule_draw(game) {
-                return 0;
+                return shared.draw_score(&position);
             }
-            return egdb::probe_node(shared.egdb, game)
-                .unwrap_or_else(|| self.evaluate(game, shared));
+            return match egdb::probe_node(shared.egdb, game) {
+                Some(score) => shared.database_score(&position, score),
+                None => self.evaluate(game, shared),
+            };
         }
         if is_rule_draw(game) {
-            return 0;
+            return shared.draw_score(&position);
         }
         if ply >= MAX_PLY - 1 {
             return self.evaluate(game, shared);
@@ -838,7 +880,9 @@ impl Worker {
                 Color::Black => -white,
             };
         }
-        endgame::scaled_for_rules(score, game)
+        // Towards the score of a draw, which is not zero with contempt.
+        let draw = shared.draw_score(position);
+        draw + endgame::scaled_for_rules(score - draw, game)
     }
 
     /// Fills the ordering scores of the moves at `ply`: the table move, then for quiet moves

@@ -194,3 +194,29 @@ fn two_threads_search_to_depth() {
         assert!(game.position().is_legal(&result.best_move.unwrap()));
     }
 }
+
+/// Contempt moves the score of a draw: a king against a king is a draw that the five-move
+/// rule ends within the search's depth, so the root scores exactly the draw, below zero for
+/// the side that searches with contempt, above with negative contempt.
+#[test]
+fn contempt_scores_a_draw_for_the_side_that_searches() {
+    let scores: Vec<Score> = [30, 0, -30]
+        .into_iter()
+        .map(|contempt| {
+            let mut engine = Engine::new(EngineOptions {
+                hash_mb: 4,
+                contempt,
+                ..EngineOptions::default()
+            });
+            let limits = Limits {
+                depth: Some(16),
+                ..Limits::default()
+            };
+            let game = game("W:WK26:BK25");
+            engine
+                .search(&game, &limits, &StopSignal::new(), &mut |_| {})
+                .score
+        })
+        .collect();
+    assert_eq!(scores, [Score(-30), Score(0), Score(30)]);
+}

@@ -13,6 +13,7 @@ pub(crate) const SPEC_HELP: &str = "\
 a player is `random`, `material` (one-ply material) or comma-separated engine settings:
 depth=N, time=MS (per move), game=MS (per game, on a clock), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned|pattern (FILE.dxw: pattern weights),
 hand=FILE (the hand features' weights under them, as `train fit --model regions+hand` writes),
+contempt=N (centi-men a draw scores below zero for this player, -100..=100),
 lmr=on|off, aspiration=on|off, extension=on|off, threat=on|off,
 pruning=on|off, lmp=on|off, timeman=on|off (adaptive time on a game clock), pace=PERCENT (its soft bound), probcut=on|off, singular=on|off, steplmr=on|off, pcscaled=on|off,
 threats=on|off (no late-move reduction for a quiet move that threatens a capture),
@@ -109,6 +110,11 @@ impl Spec {
                         "steplmr" => options.search.stepped_reductions = switch()?,
                         "pcscaled" => options.search.scaled_probcut = switch()?,
                         "pace" => options.pace = u32::try_from(number()?).unwrap_or(u32::MAX),
+                        "contempt" => {
+                            options.contempt = value.parse().with_context(|| {
+                                format!("`contempt` wants a whole number, got `{value}`")
+                            })?
+                        }
                         "endgame" => options.search.endgame_knowledge = switch()?,
                         "egdb" => options.egdb = Some(databases(value)?),
                         _ => bail!("unknown setting `{key}`\n{SPEC_HELP}"),

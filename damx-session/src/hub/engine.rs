@@ -304,6 +304,12 @@ impl HubState {
                 .arg("min", 1)
                 .arg("max", 65_536),
             Line::new("param")
+                .arg("name", "contempt")
+                .arg("value", self.options.engine.contempt)
+                .arg("type", "int")
+                .arg("min", -damx_engine::MAX_CONTEMPT)
+                .arg("max", damx_engine::MAX_CONTEMPT),
+            Line::new("param")
                 .arg("name", "egdb")
                 .arg("value", path(&self.options.egdb))
                 .arg("type", "string"),
@@ -347,6 +353,18 @@ impl HubState {
         let set = match name {
             "threads" => int(1, 256).map(|v| self.options.engine.threads = v as usize),
             "hash" => int(1, 65_536).map(|v| self.options.engine.hash_mb = v as usize),
+            "contempt" => {
+                let limit = damx_engine::MAX_CONTEMPT;
+                value
+                    .trim()
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|v| (-limit..=limit).contains(v))
+                    .map(|v| self.options.engine.contempt = v)
+                    .ok_or_else(|| {
+                        format!("{name}: expected a whole number from -{limit} to {limit}")
+                    })
+            }
             "skill" => int(1, u64::from(MAX_SKILL)).map(|v| self.options.skill = v as u32),
             "egdb" => {
                 self.options.egdb = path();
@@ -527,7 +545,7 @@ mod tests {
         let out = lines(&hub.handle_line("hub"));
         assert!(out[0].starts_with("id name=damx version=0.1.0"), "{out:?}");
         assert_eq!(out.last().unwrap(), "wait");
-        for name in ["threads", "hash", "egdb", "weights", "skill"] {
+        for name in ["threads", "hash", "contempt", "egdb", "weights", "skill"] {
             assert!(
                 out.iter()
                     .any(|l| l.starts_with(&format!("param name={name} "))),
@@ -542,6 +560,13 @@ mod tests {
         );
         assert_eq!(hub.options().engine.hash_mb, 16);
         assert_eq!(hub.options().engine.threads, 3);
+        assert!(
+            hub.handle_line("set-param name=contempt value=-20")
+                .is_empty()
+        );
+        assert_eq!(hub.options().engine.contempt, -20);
+        let out = lines(&hub.handle_line("set-param name=contempt value=500"));
+        assert!(out[0].starts_with("error message="), "{out:?}");
         let out = lines(&hub.handle_line("set-param name=hash value=0"));
         assert!(out[0].starts_with("error message="), "{out:?}");
         let out = lines(&hub.handle_line("set-param name=colour value=red"));

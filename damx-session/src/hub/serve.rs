@@ -207,6 +207,7 @@ fn search_loop(jobs: &Receiver<Job>, reports: &Sender<Report>) {
         let stale = built.as_ref().is_none_or(|b| {
             b.options.threads != job.options.engine.threads
                 || b.options.hash_mb != job.options.engine.hash_mb
+                || b.options.contempt != job.options.engine.contempt
                 || b.weights != job.options.weights
                 || b.egdb != job.options.egdb
         });

@@ -12,6 +12,7 @@
 //! | `builtin` or `builtin=engine\|random\|first` | built-in | the damx engine (default), a random mover, or a first-legal-move player, run in process |
 //! | `depth=N`, `nodes=N`, `movetime=S` | built-in engine | a fixed strength instead of the game clock |
 //! | `threads=N`, `hash=MB` | built-in engine | its search threads and table size (default 1 and 64) |
+//! | `contempt=N` | built-in engine | a draw scores `N` centi-men below zero for it (above for its opponent; default 0, from -100 to 100): positive avoids draws |
 //! | `egdb=DIR` or `egdb=off` | built-in engine | its endgame databases (default: the default directory of `damx egdb`, when it holds any) |
 //! | `eval=pattern\|hand`, `weights=FILE` | built-in engine | its evaluation: the pattern tables on the hand features (default), with the built-in weights or those of a file from `cargo xtask train fit`, or the hand features alone |
 //! | `seed=N` | random mover | its seed |
@@ -91,7 +92,7 @@ pub struct ParticipantSpec {
 
 /// The keys a spec may use, for error messages.
 const KEYS: &str = "name, builtin, hub, option.NAME, depth, nodes, movetime, threads, hash, \
-                    egdb, eval, weights, seed, cmd, dir, connect, listen";
+                    contempt, egdb, eval, weights, seed, cmd, dir, connect, listen";
 
 impl FromStr for ParticipantSpec {
     type Err = SpecError;
@@ -188,6 +189,7 @@ struct SpecBuilder {
     movetime: Option<Duration>,
     threads: Option<usize>,
     hash: Option<usize>,
+    contempt: Option<i32>,
     egdb: Option<PathBuf>,
     eval: Option<EvalParams>,
     seed: Option<u64>,
@@ -234,6 +236,18 @@ impl SpecBuilder {
             "movetime" => self.movetime = Some(parse_seconds(&needs(value)?).map_err(|e| e.0)?),
             "threads" => self.threads = Some(number(value)?.clamp(1, 1024) as usize),
             "hash" => self.hash = Some(number(value)?.clamp(1, 65_536) as usize),
+            "contempt" => {
+                let text = needs(value)?;
+                let limit = damx_engine::MAX_CONTEMPT;
+                let contempt = text
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|c| (-limit..=limit).contains(c))
+                    .ok_or_else(|| {
+                        format!("contempt: expected a whole number from -{limit} to {limit}, found {text:?}")
+                    })?;
+                self.contempt = Some(contempt);
+            }
             "egdb" => self.egdb = Some(PathBuf::from(needs(value)?)),
             "eval" => {
                 let kind = needs(value)?;
@@ -305,8 +319,12 @@ impl SpecBuilder {
             if self.builtin.is_some() || self.cmd.is_some() || self.reach.is_some() {
                 return Err("a hub participant takes no builtin, cmd, connect or listen".into());
             }
-            if self.threads.is_some() || self.hash.is_some() || self.seed.is_some() {
-                return Err("threads, hash and seed are for builtin players".into());
+            if self.threads.is_some()
+                || self.hash.is_some()
+                || self.contempt.is_some()
+                || self.seed.is_some()
+            {
+                return Err("threads, hash, contempt and seed are for builtin players".into());
             }
             let fixed = Limits::fixed(self.depth, self.nodes, self.movetime);
             return Ok(ParticipantSpec {
@@ -327,6 +345,7 @@ impl SpecBuilder {
             || self.movetime.is_some()
             || self.threads.is_some()
             || self.hash.is_some()
+            || self.contempt.is_some()
             || self.egdb.is_some()
             || self.eval.is_some()
             || self.seed.is_some();
@@ -338,7 +357,7 @@ impl SpecBuilder {
         if external {
             if engine_keys {
                 return Err(
-                    "depth, nodes, movetime, threads, hash, eval, weights and seed are for builtin players".into(),
+                    "depth, nodes, movetime, threads, hash, contempt, eval, weights and seed are for builtin players".into(),
                 );
             }
             let reach = self.reach.ok_or(
@@ -368,6 +387,7 @@ impl SpecBuilder {
                         threads: self.threads.unwrap_or(defaults.threads),
                         hash_mb: self.hash.unwrap_or(defaults.hash_mb),
                         eval: self.eval.unwrap_or(defaults.eval),
+                        contempt: self.contempt.unwrap_or(defaults.contempt),
                         ..defaults
                     },
                     fixed,
@@ -699,13 +719,14 @@ mod tests {
     /// Built-in and external specs read into participants; mistakes are named.
     #[test]
     fn engine_specs() {
-        let spec = parse_engine("builtin,depth=3,threads=2,name=quick").unwrap();
+        let spec = parse_engine("builtin,depth=3,threads=2,contempt=-15,name=quick").unwrap();
         assert_eq!(spec.name.as_deref(), Some("quick"));
         let ParticipantKind::Builtin(BuiltinPlayer::Engine(options)) = &spec.kind else {
             panic!("{spec:?}")
         };
         assert_eq!(options.fixed, Some(Limits::depth(3)));
         assert_eq!(options.engine.threads, 2);
+        assert_eq!(options.engine.contempt, -15);
 
         let spec =
             parse_engine("cmd=./scan 'dxp mode' {port},dir=engines/scan,connect=127.0.0.1:{port}")
@@ -733,6 +754,8 @@ mod tests {
             ("builtin,cmd=prog,listen", "not both"),
             ("colour=red", "unknown key"),
             ("builtin,depth=deep", "whole number"),
+            ("builtin,contempt=101", "from -100 to 100"),
+            ("cmd=prog,listen,contempt=10", "for builtin players"),
             ("cmd=prog,connect=localhost", "HOST:PORT"),
             ("name=two words", "one word"),
         ] {
