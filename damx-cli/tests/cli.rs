@@ -244,9 +244,17 @@ fn contempt_moves_the_score_of_a_draw() {
             Has(&[]),
             Is(""),
         );
-        stdout(&output).lines().last().unwrap_or_default().to_owned()
+        stdout(&output)
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .to_owned()
     };
-    assert!(line("20").contains("score -0.20 at depth 16"), "{}", line("20"));
+    assert!(
+        line("20").contains("score -0.20 at depth 16"),
+        "{}",
+        line("20")
+    );
     assert!(line("-20").contains("score +0.20"), "{}", line("-20"));
     assert!(line("0").contains("score 0.00"), "{}", line("0"));
     run(
