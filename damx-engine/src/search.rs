@@ -10,8 +10,10 @@
 //!
 //! The search plays and takes back moves on a [`Game`], so that the rules crate decides
 //! repetitions, the 25-move rule and the endgame rules. Inside the tree a position that occurred
-//! before counts as a draw at once (repeating it further cannot gain anything). Each thread
-//! keeps the evaluations of recent positions, by their key, to reuse them.
+//! before counts as a draw at once (repeating it further cannot gain anything). A draw scores
+//! zero, or with contempt ([`EngineOptions::contempt`](crate::EngineOptions::contempt)) below
+//! zero for the side to move at the root and above for its opponent. Each thread keeps the
+//! evaluations of recent positions, by their key, to reuse them.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
