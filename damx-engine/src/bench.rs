@@ -93,7 +93,7 @@ pub fn bench(options: &BenchOptions) -> BenchReport {
     bench_with(options, &EvalParams::default())
 }
 
-/// [`bench`] with the evaluation `eval` (the signature of another weight set or evaluation).
+/// [`bench()`] with the evaluation `eval` (the signature of another weight set or evaluation).
 pub fn bench_with(options: &BenchOptions, eval: &EvalParams) -> BenchReport {
     let engine = EngineOptions {
         threads: options.threads,

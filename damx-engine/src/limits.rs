@@ -178,10 +178,11 @@ fn clock_reserve(remaining: Duration) -> Duration {
 }
 
 /// The adaptive plan's soft bound, in percent of a move's share of the clock: new iterations
-/// start until then (scaled by the [`Pacer`]). An iteration ends past the bound, so a move
-/// takes somewhat more than it on average. (80 lost to 60 in self-play at 10 s a game:
-/// spending more of the clock early costs more later than it gains; 100 at 30 s a game was
-/// level, Elo +4 +/- 19 over 260 games; at one minute, Elo -23 +/- 27 over 61 games.)
+/// start until then (scaled by the pacer, which stretches and shrinks it). An iteration ends
+/// past the bound, so a move takes somewhat more than it on average. (80 lost to 60 in
+/// self-play at 10 s a game: spending more of the clock early costs more later than it
+/// gains; 100 at 30 s a game was level, Elo +4 +/- 19 over 260 games; at one minute, Elo -23
+/// +/- 27 over 61 games.)
 pub const DEFAULT_PACE: u32 = 60;
 
 /// The fixed plan's assumption of the moves still to come without a move limit.

@@ -8,7 +8,7 @@
 //! promotion into a won position always scores above staying, and within a slice the shorter
 //! path to the next conversion is preferred. A slice without distances gives every won
 //! position the same score, so once the game is within the databases the search goes on
-//! through its wins and losses to find the progress itself ([`Probing`]).
+//! through its wins and losses to find the progress itself.
 
 use std::fmt;
 use std::ops::Deref;
