@@ -338,10 +338,10 @@ impl HubState {
         let (Some(name), Some(value)) = (line.get("name"), line.get("value")) else {
             return vec![error("set-param needs name=... and value=...")];
         };
-        let int = |min: u64, max: u64| -> Result<u64, String> {
+        let int = |min: i64, max: i64| -> Result<i64, String> {
             value
                 .trim()
-                .parse::<u64>()
+                .parse::<i64>()
                 .ok()
                 .filter(|v| (min..=max).contains(v))
                 .ok_or_else(|| format!("{name}: expected a whole number from {min} to {max}"))
@@ -354,18 +354,10 @@ impl HubState {
             "threads" => int(1, 256).map(|v| self.options.engine.threads = v as usize),
             "hash" => int(1, 65_536).map(|v| self.options.engine.hash_mb = v as usize),
             "contempt" => {
-                let limit = damx_engine::MAX_CONTEMPT;
-                value
-                    .trim()
-                    .parse::<i32>()
-                    .ok()
-                    .filter(|v| (-limit..=limit).contains(v))
-                    .map(|v| self.options.engine.contempt = v)
-                    .ok_or_else(|| {
-                        format!("{name}: expected a whole number from -{limit} to {limit}")
-                    })
+                let limit = i64::from(damx_engine::MAX_CONTEMPT);
+                int(-limit, limit).map(|v| self.options.engine.contempt = v as i32)
             }
-            "skill" => int(1, u64::from(MAX_SKILL)).map(|v| self.options.skill = v as u32),
+            "skill" => int(1, i64::from(MAX_SKILL)).map(|v| self.options.skill = v as u32),
             "egdb" => {
                 self.options.egdb = path();
                 Ok(())
