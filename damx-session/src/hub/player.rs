@@ -5,7 +5,8 @@
 //! until `ready`, each within [`HubPlayerOptions::start_timeout`]. Each move is `pos` (the
 //! game's start position and every move since, for repetitions), a `level` from the DXP clock
 //! (or the fixed limits) and `go think`; a reader thread turns the program's output into lines
-//! so that every wait has a deadline.
+//! and a writer thread feeds its input, so that every wait has a deadline, also on a program
+//! that stops reading what it is sent.
 //!
 //! What goes wrong ends the game the DXP way, never the session: a program that exits or
 //! closes its output, sends a `done` without a readable move, or does not start, gives up the
@@ -21,7 +22,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
+use crossbeam_channel::{Receiver, RecvTimeoutError, SendTimeoutError, Sender, bounded};
 use damx_engine::Limits;
 use damx_rules::{Game, Move};
 use damx_wire::LineReader;
@@ -34,6 +35,13 @@ use crate::process;
 
 /// The engine's lines that may wait to be read.
 const LINE_QUEUE: usize = 4096;
+
+/// Our lines that may wait for the engine to read them (beyond what its input pipe holds).
+const INPUT_QUEUE: usize = 64;
+
+/// How long a line may wait for room in [`INPUT_QUEUE`] before the engine counts as no longer
+/// reading its input.
+const INPUT_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The longest a move at a fixed depth or node count may take in a game without a clock
 /// before the program is told to stop.
@@ -94,6 +102,8 @@ pub enum HubError {
     },
     /// Writing to the program failed (it has gone).
     Write(io::Error),
+    /// The program stopped reading its input: what we send it no longer goes through.
+    Stalled,
     /// The program closed its output (it has exited or crashed).
     Exited,
     /// An answer did not come in time.
@@ -110,6 +120,7 @@ impl fmt::Display for HubError {
             HubError::Spawn { program, source } => write!(f, "cannot start {program}: {source}"),
             HubError::Write(source) => write!(f, "cannot write to the hub engine: {source}"),
             HubError::Exited => f.write_str("the hub engine closed its output"),
+            HubError::Stalled => f.write_str("the hub engine stopped reading its input"),
             HubError::Timeout { what } => write!(f, "the hub engine did not answer {what} in time"),
         }
     }
@@ -127,15 +138,22 @@ impl std::error::Error for HubError {
 /// A running program.
 struct Process {
     child: Child,
-    stdin: ChildStdin,
+    /// Lines for the writer thread ([`write_lines`]), which ends with the program's input.
+    input: Sender<String>,
     lines: Receiver<String>,
 }
 
 impl Process {
+    /// Queues `line` for the program, waiting at most [`INPUT_TIMEOUT`] for room.
     fn send(&mut self, line: &str) -> Result<(), HubError> {
-        writeln!(self.stdin, "{line}")
-            .and_then(|()| self.stdin.flush())
-            .map_err(HubError::Write)
+        match self.input.send_timeout(format!("{line}\n"), INPUT_TIMEOUT) {
+            Ok(()) => Ok(()),
+            Err(SendTimeoutError::Timeout(_)) => Err(HubError::Stalled),
+            Err(SendTimeoutError::Disconnected(_)) => Err(HubError::Write(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "its input is closed",
+            ))),
+        }
     }
 
     /// Waits until `deadline` for the next line whose command is `command`, showing every
@@ -164,9 +182,10 @@ impl Process {
         }
     }
 
-    /// Asks the program to quit, waits up to `grace`, then kills it.
+    /// Asks the program to quit, waits up to `grace`, then kills it. Never waits for room in
+    /// its input: a program that does not read `quit` is killed after `grace` all the same.
     fn end(mut self, grace: Duration) {
-        let _ = self.send("quit");
+        let _ = self.input.try_send("quit\n".to_owned());
         let deadline = Instant::now() + grace;
         loop {
             match self.child.try_wait() {
@@ -289,13 +308,22 @@ impl HubPlayer {
         // Bounded: an engine that floods its output between moves waits on its pipe instead of
         // filling our memory.
         let (lines_tx, lines) = bounded(LINE_QUEUE);
-        thread::Builder::new()
+        let (input, input_rx) = bounded(INPUT_QUEUE);
+        let spawned = thread::Builder::new()
             .name("damx-hub-engine-reader".into())
             .spawn(move || read_lines(stdout, &lines_tx))
-            .map_err(HubError::Write)?;
+            .and_then(|_| {
+                thread::Builder::new()
+                    .name("damx-hub-engine-writer".into())
+                    .spawn(move || write_lines(stdin, &input_rx))
+            });
+        if let Err(e) = spawned {
+            process::kill(&mut child);
+            return Err(HubError::Write(e));
+        }
         let mut process = Process {
             child,
-            stdin,
+            input,
             lines,
         };
         match self.greet(&mut process) {
@@ -485,6 +513,20 @@ impl Drop for HubPlayer {
     }
 }
 
+/// Writes the queued lines to the program's input until the queue closes (the [`Process`] is
+/// gone) or a write fails (the program has gone: a blocked write ends when it is killed).
+fn write_lines(mut input: ChildStdin, lines: &Receiver<String>) {
+    for line in lines {
+        if input
+            .write_all(line.as_bytes())
+            .and_then(|()| input.flush())
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
 /// Cuts the program's output into lines of at most [`MAX_LINE`] bytes; longer ones are
 /// dropped.
 fn read_lines<R: Read>(output: R, lines: &Sender<String>) {
@@ -615,6 +657,34 @@ mod tests {
             ..HubPlayerOptions::default()
         });
         assert!(matches!(player.start(), Err(HubError::Spawn { .. })));
+    }
+
+    /// A program that stops reading its input fills its pipe: sending then fails within
+    /// [`INPUT_TIMEOUT`] instead of blocking, a move gives up, and the program is ended.
+    #[test]
+    fn a_program_that_stops_reading_gives_up() {
+        let deaf = shell("read cmd; echo wait; read cmd; echo ready; exec sleep 60");
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        thread::spawn(move || {
+            let mut player = HubPlayer::new(deaf);
+            player.start().unwrap();
+            let process = player.process.as_mut().unwrap();
+            let line = "x".repeat(1024);
+            let error = (0..10_000).find_map(|_| process.send(&line).err());
+            let mv = ask(&mut player);
+            let _ = tx.send((error, mv, player.last_error().map(str::to_owned)));
+        });
+        let (error, mv, last_error) = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("a write waited on a program that does not read its input");
+        assert!(matches!(error, Some(HubError::Stalled)), "{error:?}");
+        assert_eq!(mv, None);
+        assert!(
+            last_error
+                .as_deref()
+                .is_some_and(|e| e.contains("stopped reading")),
+            "{last_error:?}"
+        );
     }
 
     /// The clock becomes `level time` less the margin, with the moves to go.
