@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal};
+use std::io::{self, BufRead, BufReader, IsTerminal, Read};
 use std::path::PathBuf;
 
 use damx_rules::pdn;
@@ -131,6 +131,26 @@ pub(crate) fn read_text(path: &std::path::Path) -> Result<String, Error> {
             .and_then(pdn::read_text)
             .map_err(|e| Error::file("read", path, e))
     }
+}
+
+/// Reads the whole of a short UTF-8 text file (a list of engines) of at most `limit` bytes:
+/// a longer one, or a device that never ends, is refused instead of filling the memory.
+pub(crate) fn read_short_text(path: &std::path::Path, limit: u64) -> Result<String, Error> {
+    let read = || -> io::Result<String> {
+        let mut bytes = Vec::new();
+        File::open(path)?
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > limit {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("longer than {limit} bytes"),
+            ));
+        }
+        String::from_utf8(bytes)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
+    };
+    read().map_err(|e| Error::file("read", path, e))
 }
 
 #[cfg(test)]

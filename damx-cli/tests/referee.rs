@@ -105,3 +105,23 @@ fn usage_errors() {
         run(line, 2, Is(""), Has(&[says]));
     }
 }
+
+/// An engines file that never ends (a device) or is not UTF-8 is refused with exit code 3,
+/// naming the file and why, before any game.
+#[cfg(unix)]
+#[test]
+fn engines_files_that_cannot_be_read() {
+    run(
+        "match --engines /dev/zero",
+        3,
+        Is(""),
+        Has(&["cannot read /dev/zero: longer than"]),
+    );
+    let file = std::env::temp_dir().join(format!("damx-engines-{}.json", std::process::id()));
+    std::fs::write(&file, [0xff, b'[', b']']).unwrap();
+    let mut args = words("match --engines");
+    let path = file.to_str().unwrap().to_owned();
+    args.push(&path);
+    run_with(&args, b"", 3, Is(""), Has(&["not UTF-8 text"]));
+    std::fs::remove_file(&file).unwrap();
+}

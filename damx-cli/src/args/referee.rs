@@ -22,6 +22,9 @@ use super::words;
 use crate::cmd;
 use crate::error::Error;
 
+/// The longest `--engines` file read (a list of participants is a few KiB).
+const MAX_ENGINES_FILE_BYTES: u64 = 1 << 20;
+
 /// The databases of `--adjudicate egdb` ([`SharedEgdb::require`]), shared with the built-in
 /// participants that use the same directory.
 fn adjudication_egdb(explicit: Option<&Path>) -> Result<SharedEgdb, Error> {
@@ -172,7 +175,7 @@ impl SeriesArgs {
     fn config(self, default_event: &str) -> Result<(TournamentConfig, bool), Error> {
         let mut specs = self.engines;
         if let Some(path) = &self.engines_file {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::file("read", path, e))?;
+            let text = crate::input::read_short_text(path, MAX_ENGINES_FILE_BYTES)?;
             let more = ParticipantSpec::parse_json_list(&text)
                 .map_err(|message| Error::Usage(format!("{}: {message}", path.display())))?;
             specs.extend(more);

@@ -59,7 +59,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::thread;
@@ -598,6 +598,48 @@ fn check_fresh(results: Option<&Path>) -> Result<BTreeMap<u32, GameLine>, Tourna
     Ok(BTreeMap::new())
 }
 
+/// The longest results or PDN file a resumed tournament reads back (1 GiB: hundreds of
+/// thousands of games).
+const MAX_RECORD_BYTES: u64 = 1 << 30;
+
+/// The bytes of a results or PDN file to resume from, `None` where there is none yet. Only a
+/// regular file of at most [`MAX_RECORD_BYTES`] is read, so that a device or a FIFO named by
+/// mistake is refused instead of filling the memory or waiting for ever.
+fn read_record(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    let metadata = match fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error),
+    };
+    if !metadata.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    let mut bytes = Vec::new();
+    fs::File::open(path)?
+        .take(MAX_RECORD_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_RECORD_BYTES {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("longer than {} MiB", MAX_RECORD_BYTES >> 20),
+        ));
+    }
+    Ok(Some(bytes))
+}
+
+/// [`read_record`] as text (the files damx writes are UTF-8).
+fn read_record_text(path: &Path) -> io::Result<Option<String>> {
+    read_record(path)?
+        .map(|bytes| {
+            String::from_utf8(bytes)
+                .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
+        })
+        .transpose()
+}
+
 /// Cuts a results file back to its last complete line when a write was cut short (a crash,
 /// a full disk), so that the games appended next start on a line of their own; says so.
 fn repair_cut_line(results: Option<&Path>) -> Result<Option<String>, TournamentError> {
@@ -606,10 +648,8 @@ fn repair_cut_line(results: Option<&Path>) -> Result<Option<String>, TournamentE
         path: path.to_owned(),
         source,
     };
-    let bytes = match fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(io(source)),
+    let Some(bytes) = read_record(path).map_err(io)? else {
+        return Ok(None);
     };
     if bytes.is_empty() || bytes.ends_with(b"\n") {
         return Ok(None);
@@ -644,10 +684,8 @@ fn prune_pdn(
         path: path.to_owned(),
         source,
     };
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(io(source)),
+    let Some(text) = read_record_text(path).map_err(io)? else {
+        return Ok(None);
     };
     let mut kept = String::with_capacity(text.len());
     let mut dropped = Vec::new();
@@ -738,16 +776,12 @@ fn read_resumed(
     let Some(path) = &config.results else {
         return Ok(BTreeMap::new());
     };
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => String::new(),
-        Err(source) => {
-            return Err(TournamentError::Io {
-                path: path.clone(),
-                source,
-            });
-        }
-    };
+    let text = read_record_text(path)
+        .map_err(|source| TournamentError::Io {
+            path: path.clone(),
+            source,
+        })?
+        .unwrap_or_default();
     let fail = |message: String| TournamentError::Results {
         path: path.clone(),
         message,
@@ -1258,6 +1292,30 @@ fn translate(config: &TournamentConfig, setup: &GameSetup, event: RefereeEvent) 
 mod tests {
     use super::spec::{ParticipantSpec, name_participants};
     use super::*;
+
+    /// A record to resume from is read only as a regular file: a missing one is no record, a
+    /// directory (or a device, a FIFO) is refused, and text must be UTF-8.
+    #[test]
+    fn records_to_resume_are_regular_files() {
+        let dir = std::env::temp_dir().join(format!("damx-record-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        assert!(read_record(&dir.join("missing")).unwrap().is_none());
+        let error = read_record(&dir).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidInput);
+        let file = dir.join("results.jsonl");
+        fs::write(&file, b"{}\n").unwrap();
+        assert_eq!(read_record_text(&file).unwrap().as_deref(), Some("{}\n"));
+        fs::write(&file, [0xff, b'\n']).unwrap();
+        let error = read_record_text(&file).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+        #[cfg(unix)]
+        if let Ok(null) = fs::metadata("/dev/null") {
+            assert!(!null.is_file());
+            let error = read_record(Path::new("/dev/null")).unwrap_err();
+            assert_eq!(error.kind(), io::ErrorKind::InvalidInput);
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// Options that do not fit together are refused, each saying what does not fit; two
     /// built-in participants make a match.
