@@ -11,8 +11,9 @@
 //! - The search: iterative deepening, principal-variation alpha-beta with aspiration windows,
 //!   a quiescence that searches pending captures (a position with a capture is never
 //!   evaluated statically), move ordering by table move, killers and history, late-move
-//!   reductions, an extension for forced moves, static pruning near the horizon, and the
-//!   draw rules of [`damx_rules::Game`].
+//!   reductions, ProbCut, a singular extension, an internal iterative reduction, an extension
+//!   for forced moves, static pruning near the horizon, and the draw rules of
+//!   [`damx_rules::Game`].
 //! - [`evaluate`]: the static evaluation; [`eval`] describes its features and weights, and
 //!   [`pattern`] the pattern evaluation (region tables fitted to game results, weights as a
 //!   file) that [`EvalParams::with_patterns`] selects.

@@ -189,7 +189,7 @@ pub const DEFAULT_PACE: u32 = 60;
 const FIXED_MOVES_TO_GO: u32 = 30;
 
 /// The moves a side still expects to make in a game without a move limit, from the pieces on
-/// the board: about 37 at the start (40 pieces), 23 in the middle game (20 pieces), never fewer
+/// the board: 36 at the start (40 pieces), 23 in the middle game (20 pieces), never fewer
 /// than 10, since king endings run long. Endgame databases of up to `solved` pieces play the
 /// endings they hold at once, which take those moves off the clock: each piece they hold takes
 /// one move off, up to five. The budget is a fraction of what is left, recomputed every move,

@@ -22,7 +22,7 @@
 //! peak memory passed [`RSS_LIMIT_KIB`], the log passed [`LOG_LIMIT`] or holds a control
 //! character, no normal game completed, or the new client was not served. `--short` (CI)
 //! takes about half a minute and does not wait for the move deadlines; the default run
-//! (about six minutes) waits for them and uses bigger floods. `--games-at-once N` instead
+//! (about five minutes) waits for them and uses bigger floods. `--games-at-once N` instead
 //! plays N normal games at once against `--max-connections N` and reports the peak memory.
 
 use std::fs;

@@ -9,7 +9,10 @@ use damx_engine::gauntlet::{Contender, MaterialPlayer, RandomPlayer, SearchPlaye
 use damx_engine::pattern::PatternWeights;
 use damx_engine::{EngineOptions, EvalParams, Limits};
 
-pub(crate) const SPEC_HELP: &str = "\
+/// The text of [`SPEC_HELP`], as a macro so that task help texts can `concat!` it.
+macro_rules! spec_help {
+    () => {
+        "\
 a player is `random`, `material` (one-ply material) or comma-separated engine settings:
 depth=N, time=MS (per move), game=MS (per game, on a clock), nodes=N, threads=N, hash=MIB, weights=FILE|hand|tuned|pattern (FILE.dxw: pattern weights),
 hand=FILE (the hand features' weights under them, as `train fit --model regions+hand` writes),
@@ -21,7 +24,13 @@ iir=on|off (a deep node with no table move searched a ply shallower),
 dbtime=on|off (a clock plan that counts the endings in the databases as free),
 dbprogress=on|off (within the databases, search on through wins of slices without distances),
 endgame=on|off (knowledge for converting won endings),
-egdb=DIR|default (endgame databases; `default` is the directory of `damx egdb`)";
+egdb=DIR|default (endgame databases; `default` is the directory of `damx egdb`)"
+    };
+}
+pub(crate) use spec_help;
+
+/// What a player specification may say (printed with an error in one).
+pub(crate) const SPEC_HELP: &str = spec_help!();
 
 /// The endgame databases in `value` (a directory, or `default`), refused when none load.
 pub(crate) fn databases(value: &str) -> anyhow::Result<SharedEgdb> {

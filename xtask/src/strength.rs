@@ -13,7 +13,8 @@ use damx_session::tournament::{Hypothesis, OpeningSource, PairBook, SprtConfig};
 
 use crate::players::{self, Spec};
 
-pub(crate) const ABOUT: &str = "\
+pub(crate) const ABOUT: &str = concat!(
+    "\
 play GAMES games (default 200) between players A (default depth=6) and B (default material)
 from the built-in ballots, each ballot twice with colours swapped; print A's wins, draws and
 losses, its score and an Elo estimate with a 95% margin. CONCURRENCY games run at once
@@ -25,11 +26,10 @@ With --sprt SPEC (elo0=0,elo1=10,alpha=0.05,beta=0.05, or any subset) A is teste
 B by pairs of games (the two games of an opening; the pentanomial model): games go on until
 the test accepts H0 or H1, or GAMES run out or MAX-MINUTES pass (then it is undecided); the
 LLR is printed with the running score, the verdict at the end.
-A SPEC is `random`, `material` or engine settings such as `depth=6,threads=2`: depth=N,
-time=MS (a move), game=MS (a game, on a clock: running out loses), nodes=N, threads=N,
-hash=MIB, weights=FILE|hand|tuned|pattern (a FILE.dxw holds pattern weights), and lmr, aspiration,
-extension, threat, pruning, lmp, timeman, probcut, threats, endgame =on|off, and pace=PERCENT (the soft
-bound of a move on a clock, in percent of its share).";
+On a game clock (game=MS) running out of time loses. A SPEC such as `depth=6,threads=2`:
+",
+    crate::players::spec_help!()
+);
 
 pub(crate) const ARGS: &str = "[--games N] [--a SPEC] [--b SPEC] [--concurrency N] [--max-plies N] [--offset N] \
 [--sprt SPEC] [--max-minutes M] [--openings FILE]";
