@@ -98,7 +98,7 @@ impl Error {
         if self.is_broken_pipe() {
             return ExitCode::SUCCESS;
         }
-        eprintln!("damx: {self}");
+        crate::log::line(format_args!("damx: {self}"));
         ExitCode::from(match self {
             Error::Invalid(_) => EXIT_INVALID,
             Error::Usage(_) => EXIT_USAGE,

@@ -41,10 +41,18 @@ pub(crate) fn enabled(level: Level) -> bool {
     self::level() >= level
 }
 
+/// Writes `text` and a newline to standard error. A standard error that has gone (a closed
+/// terminal, a pipe nobody reads) loses the line but never stops the program, as
+/// `eprintln!` would with a panic: the signal handler, among others, writes here.
+pub(crate) fn line(text: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
 /// A problem with one item of the input that does not stop the command: always shown.
 macro_rules! problem {
     ($($arg:tt)*) => {
-        eprintln!("damx: {}", format_args!($($arg)*))
+        $crate::log::line(format_args!("damx: {}", format_args!($($arg)*)))
     };
 }
 
@@ -52,7 +60,7 @@ macro_rules! problem {
 macro_rules! note {
     ($($arg:tt)*) => {
         if $crate::log::enabled($crate::log::Level::Normal) {
-            eprintln!("damx: {}", format_args!($($arg)*));
+            $crate::log::line(format_args!("damx: {}", format_args!($($arg)*)));
         }
     };
 }
@@ -61,7 +69,7 @@ macro_rules! note {
 macro_rules! info {
     ($($arg:tt)*) => {
         if $crate::log::enabled($crate::log::Level::Verbose) {
-            eprintln!("damx: {}", format_args!($($arg)*));
+            $crate::log::line(format_args!("damx: {}", format_args!($($arg)*)));
         }
     };
 }
@@ -70,7 +78,7 @@ macro_rules! info {
 macro_rules! debug {
     ($($arg:tt)*) => {
         if $crate::log::enabled($crate::log::Level::Debug) {
-            eprintln!("damx: debug: {}", format_args!($($arg)*));
+            $crate::log::line(format_args!("damx: debug: {}", format_args!($($arg)*)));
         }
     };
 }

@@ -116,12 +116,15 @@ const ENDS_THE_GAME: &str = "a running game ends on our turn and is saved";
 /// does: `first` says what the first one does.
 pub(crate) fn on_interrupt(first: &'static str, route: impl Fn(Command) + Send + 'static) {
     let routed = interrupt::route(move |command| {
-        if command == Command::Stop {
+        // The command first: telling the person may fail (a closed terminal) and must not
+        // keep the session from stopping.
+        let stopping = command == Command::Stop;
+        route(command);
+        if stopping {
             note!("stopping: {first} (Ctrl-C again to abort)");
         } else {
             note!("aborting: closing the connection now (Ctrl-C again to quit at once)");
         }
-        route(command);
     });
     if let Err(error) = routed {
         debug!("signals cannot be handled: {error}");

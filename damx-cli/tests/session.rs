@@ -373,6 +373,43 @@ fn signals_end_the_game_with_a_gameend_and_save_it() {
     }
 }
 
+/// A standard error that has gone (the terminal closed, a pipe nobody reads) does not keep a
+/// signal from stopping damx: SIGTERM still ends a waiting Follower with 143, though the
+/// "stopping" note cannot be written.
+#[cfg(unix)]
+#[test]
+fn signals_work_when_standard_error_has_gone() {
+    use std::io::BufRead;
+    let mut child = common::spawn(&["follow", "--listen", "127.0.0.1:0"]);
+    drop(child.stderr.take());
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.starts_with("listening on ") {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "damx ended early");
+    }
+    let kill = |signal: &str| {
+        std::process::Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap()
+    };
+    assert!(kill("-TERM").success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("SIGTERM did not stop damx with its standard error gone");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(143));
+}
+
 /// Ctrl-C while waiting for a connection ends the wait at once, with exit code 130; in the
 /// proxy it closes both connections, prints the summary and exits with 130.
 #[test]

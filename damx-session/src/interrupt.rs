@@ -15,8 +15,9 @@
 //! handed each command and may tell the person.
 
 use std::io;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use crate::Command;
 
@@ -43,9 +44,7 @@ static ROUTE: Mutex<Option<Route>> = Mutex::new(None);
 /// process with [`exit_code`]. The signal handler is installed at the first call; an error
 /// says it could not be (the signals then keep their default action).
 pub fn route(to: impl Fn(Command) + Send + 'static) -> io::Result<()> {
-    if let Ok(mut slot) = ROUTE.lock() {
-        *slot = Some(Box::new(to));
-    }
+    *ROUTE.lock().unwrap_or_else(PoisonError::into_inner) = Some(Box::new(to));
     static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
     INSTALLED
         .get_or_init(|| install().map_err(|error| error.to_string()))
@@ -107,10 +106,11 @@ fn signalled(signal: i32) {
         1 => Command::Abort,
         _ => std::process::exit(i32::from(exit_code())),
     };
-    if let Ok(slot) = ROUTE.lock()
-        && let Some(route) = slot.as_ref()
-    {
-        route(command);
+    // A route that panicked once must not silence the signals after it: the lock is taken
+    // even if poisoned, and a panic stays on this side of the handler's thread.
+    let slot = ROUTE.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(route) = slot.as_ref() {
+        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| route(command)));
     }
 }
 
