@@ -861,10 +861,13 @@ struct Worker {
     /// The stop signal of the thinking in progress.
     current: Option<StopSignal>,
     done: Receiver<()>,
+    /// How long [`Worker::finish`] waits ([`Player::shutdown_grace`]).
+    grace: Duration,
 }
 
 impl Worker {
     fn spawn(mut player: Box<dyn Player>) -> Worker {
+        let grace = player.shutdown_grace();
         let (jobs, job_rx) = unbounded::<Job>();
         let (answer_tx, answers) = unbounded();
         let (done_tx, done) = unbounded::<()>();
@@ -901,6 +904,9 @@ impl Worker {
                         }
                     }
                 }
+                // The player first: ending it may end a program it runs, which must happen
+                // before `finish` sees the thread done.
+                drop(player);
                 drop(done_tx);
             });
         if spawned.is_err() {
@@ -910,6 +916,7 @@ impl Worker {
                 answers: never(),
                 current: None,
                 done: never(),
+                grace,
             };
         }
         Worker {
@@ -917,6 +924,7 @@ impl Worker {
             answers,
             current: None,
             done,
+            grace,
         }
     }
 
@@ -946,12 +954,13 @@ impl Worker {
         self.send(Job::GameOver(Box::new(record.clone())));
     }
 
-    /// Stops any thinking and lets the thread end; waits a moment for it (a player that
-    /// ignores its stop signal is left to finish on its own).
+    /// Stops any thinking and lets the thread end; waits the player's
+    /// [`Player::shutdown_grace`] for it (a player that ignores its stop signal longer is left
+    /// to finish on its own).
     fn finish(&mut self) {
         self.stop();
         self.jobs = None;
-        let _ = self.done.recv_timeout(Duration::from_secs(1));
+        let _ = self.done.recv_timeout(self.grace);
     }
 }
 
@@ -1129,6 +1138,8 @@ mod tests {
     }
     use crate::player::ClockState;
     use damx_rules::Game;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     struct Waiter;
     impl Player for Waiter {
@@ -1159,5 +1170,45 @@ mod tests {
             assert_eq!(answer.ticket, ticket);
         }
         worker.finish();
+    }
+
+    /// A player that needs time to let go once stopped (a program to end) says so, and the
+    /// worker's finish waits that long for it: here 1.5 s, more than the default second.
+    #[test]
+    fn finish_waits_for_the_players_grace() {
+        struct Slow(Arc<AtomicBool>);
+        impl Player for Slow {
+            fn name(&self) -> &str {
+                "slow"
+            }
+            fn choose_move(&mut self, _: &Game, _: &ClockState, stop: &StopSignal) -> Option<Move> {
+                while !stop.is_stopped() {
+                    thread::sleep(Duration::from_millis(2));
+                }
+                thread::sleep(Duration::from_millis(1500));
+                None
+            }
+            fn shutdown_grace(&self) -> Duration {
+                Duration::from_secs(4)
+            }
+        }
+        impl Drop for Slow {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+        let released = Arc::new(AtomicBool::new(false));
+        let mut worker = Worker::spawn(Box::new(Slow(Arc::clone(&released))));
+        worker.think(ThinkRequest {
+            ticket: 1,
+            game: Game::default(),
+            clock: ClockState::default(),
+        });
+        thread::sleep(Duration::from_millis(20));
+        worker.finish();
+        assert!(
+            released.load(Ordering::SeqCst),
+            "finish returned before the player let go"
+        );
     }
 }

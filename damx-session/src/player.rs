@@ -117,6 +117,13 @@ pub trait Player: Send {
     fn game_over(&mut self, record: &crate::GameRecord) {
         let _ = record;
     }
+
+    /// How long the player may take, once stopped, to end its thinking and let go of what it
+    /// holds (a program it runs, which must not outlive the session): a session that closes
+    /// waits that long for it. One second unless the player says otherwise.
+    fn shutdown_grace(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(1)
+    }
 }
 
 impl<P: Player + ?Sized> Player for Box<P> {
@@ -134,6 +141,9 @@ impl<P: Player + ?Sized> Player for Box<P> {
     }
     fn game_over(&mut self, record: &crate::GameRecord) {
         (**self).game_over(record);
+    }
+    fn shutdown_grace(&self) -> std::time::Duration {
+        (**self).shutdown_grace()
     }
 }
 

@@ -486,6 +486,12 @@ impl Player for HubPlayer {
         }
     }
 
+    /// A stopped program may take its grace to answer `stop` (or `quit`) before it is killed,
+    /// and the kill must come before the session lets go.
+    fn shutdown_grace(&self) -> Duration {
+        self.options.grace + Duration::from_secs(1)
+    }
+
     fn choose_move(&mut self, game: &Game, clock: &ClockState, stop: &StopSignal) -> Option<Move> {
         match self.ask(game, clock, stop) {
             Ok(mv) => {
