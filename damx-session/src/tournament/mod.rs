@@ -870,9 +870,11 @@ impl Files {
         })
     }
 
-    /// Appends a finished game to both files, the results line first. Whatever a crash or a
-    /// full disk leaves (a cut line, a game in the PDN that the results file lacks), resuming
-    /// repairs ([`repair_cut_line`], [`prune_pdn`]). A file's first failure is reported as a
+    /// Appends a finished game to both files, the PDN first: the results line is what makes a
+    /// game count as played when the tournament is resumed, so it is written once the game's
+    /// record is. Whatever a crash or a full disk leaves between the two (a cut line, a game
+    /// in the PDN that the results file lacks), resuming repairs ([`repair_cut_line`],
+    /// [`prune_pdn`]). A file's first failure is reported as a
     /// warning in the stream, later ones only counted (a full disk must not stop the games,
     /// nor flood the log). Returns whether both were written.
     fn write(
@@ -886,7 +888,7 @@ impl Files {
         let pdn = line.to_pdn(report, &config.name, referee.minutes, referee.move_limit);
         let json = format!("{}\n", line.to_json());
         let mut saved = true;
-        for ((file, text), failed) in [(&mut self.results, json), (&mut self.pdn, pdn)]
+        for ((file, text), failed) in [(&mut self.pdn, pdn), (&mut self.results, json)]
             .into_iter()
             .zip(&mut self.failed)
         {
