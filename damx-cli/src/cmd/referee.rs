@@ -59,6 +59,11 @@ pub(crate) fn run(series: &TournamentConfig, json: bool, out: &mut dyn Write) ->
                 progress.clear();
                 if written.is_ok() {
                     written = print_event(json, &event, out);
+                    if written.is_err() {
+                        // Nobody reads the stream any more (`| head`): no new game starts,
+                        // the running ones end and are recorded.
+                        control.finish();
+                    }
                 }
             }
             progress.update(|| status.line());
