@@ -31,7 +31,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
-use crossbeam_channel::{Receiver, Sender, bounded, select};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded, select};
 use damx_wire::{Escaped, Framer, Message, StreamError};
 use serde_json::{Value, json};
 
@@ -45,6 +45,10 @@ pub const FINDINGS_A_SECOND: u32 = 5;
 
 /// How many chunks read wait for the log before the copying waits.
 const TRAFFIC_KEPT: usize = 256;
+
+/// Once one program's stream has ended, how long the other has to close its own before the
+/// proxy closes both (a program may keep a socket open after its peer has gone).
+pub const CLOSE_WAIT: Duration = Duration::from_secs(5);
 
 /// What the copying threads of [`relay`] report.
 #[derive(Debug)]
@@ -103,7 +107,8 @@ fn spawn_copy(party: Party, mut from: TcpStream, mut to: TcpStream, traffic: Sen
 /// Runs a proxy between two programs: listens on `listen` for program A, connects to program
 /// B at `b` (within 10 s), relays between them ([`relay`]) and logs it ([`ProxyLog`]), handing
 /// `on` each entry as it comes, [`Entry::Listening`] and [`Entry::Connected`] first. Returns
-/// the log once both streams have ended, for its summary and findings; `None` when a
+/// the log once both streams have ended (or [`CLOSE_WAIT`] after the first did: then the
+/// proxy closes the other), for its summary and findings; `None` when a
 /// [`Command::Stop`] or [`Command::Abort`] came before A connected, or `on` failed at once. Either command once they
 /// are connected shuts both connections, which ends the relay; so does `on` failing (nobody
 /// reads the log any more).
@@ -176,7 +181,25 @@ pub fn run_proxy(
                 }
             }
         });
-        for item in traffic {
+        // Once a stream has ended, the other has CLOSE_WAIT to end too.
+        let mut closing: Option<Instant> = None;
+        loop {
+            let item = match closing {
+                None => traffic.recv().ok(),
+                Some(deadline) => match traffic.recv_deadline(deadline) {
+                    Ok(item) => Some(item),
+                    Err(RecvTimeoutError::Timeout) => {
+                        shut_both();
+                        closing = Some(Instant::now() + CLOSE_WAIT);
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => None,
+                },
+            };
+            let Some(item) = item else { break };
+            if matches!(item, Traffic::End(..)) && closing.is_none() {
+                closing = Some(Instant::now() + CLOSE_WAIT);
+            }
             for entry in log.traffic(item, describe_io) {
                 if going && on(entry).is_err() {
                     going = false;

@@ -108,3 +108,35 @@ fn a_stop_once_connected_shuts_both_connections() {
         assert_eq!(ends, 2);
     });
 }
+
+/// When A closes and B keeps its connection open, the proxy closes B after
+/// [`CLOSE_WAIT`](damx_session::proxy::CLOSE_WAIT) and returns the log, with both streams
+/// ended, instead of waiting for B for ever.
+#[test]
+fn a_program_that_stays_after_its_peer_left_is_closed() {
+    bounded(LIMIT, || {
+        let b = TcpListener::bind("127.0.0.1:0").unwrap();
+        let b_address = Address::from(b.local_addr().unwrap());
+        let (_control, commands) = Control::new();
+        let (proxy, entries) = spawn_proxy(b_address, commands);
+        let Ok(Entry::Listening { address }) = entries.recv() else {
+            panic!("the proxy says where it listens first");
+        };
+        let a = TcpStream::connect(address).unwrap();
+        let (_b, _) = b.accept().unwrap();
+        assert!(matches!(entries.recv(), Ok(Entry::Connected { .. })));
+        let left = std::time::Instant::now();
+        drop(a);
+        proxy.join().unwrap().unwrap().expect("both connected");
+        let waited = left.elapsed();
+        assert!(
+            waited >= damx_session::proxy::CLOSE_WAIT - Duration::from_millis(100),
+            "{waited:?}"
+        );
+        let ends = entries
+            .iter()
+            .filter(|entry| matches!(entry, Entry::Closed { .. }))
+            .count();
+        assert_eq!(ends, 2);
+    });
+}

@@ -573,22 +573,52 @@ fn derive(material: Material, tables: &Tables) -> Result<(Vec<u8>, [u64; 3], u32
     Ok((values, counts, longest))
 }
 
+/// Removes the temporary files (`NAME.egdb.PID.tmp`, see [`write_atomically`]) that a build
+/// ended by a signal or a crash left in `dir`: those of processes that no longer run. Where
+/// the system cannot say whether a process runs (no `/proc`), they are left alone.
+fn remove_stale_temporaries(dir: &Path) {
+    let proc = Path::new("/proc/self");
+    if !proc.exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|name| name.strip_suffix(".tmp"))
+            .and_then(|rest| rest.rsplit_once(".egdb."))
+            .and_then(|(_, pid)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// Writes `bytes` to `path` so that a reader never sees half a file: a temporary name of this
 /// process first (two builds in one directory never share one), flushed to the disk, then
-/// renamed. An error about the temporary file names it.
+/// renamed. An error about the temporary file names it, and removes it (a full disk must not
+/// stay full of half a slice).
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut temporary = path.as_os_str().to_owned();
     temporary.push(format!(".{}.tmp", std::process::id()));
     let temporary = PathBuf::from(temporary);
     let named = |error: std::io::Error| {
+        let _ = std::fs::remove_file(&temporary);
         std::io::Error::new(error.kind(), format!("{}: {error}", temporary.display()))
     };
-    {
-        let mut file = File::create(&temporary).map_err(named)?;
-        file.write_all(bytes).map_err(named)?;
-        file.sync_all().map_err(named)?;
-    }
-    std::fs::rename(&temporary, path)?;
+    File::create(&temporary)
+        .and_then(|mut file| {
+            file.write_all(bytes)?;
+            file.sync_all()
+        })
+        .map_err(named)?;
+    std::fs::rename(&temporary, path).map_err(named)?;
     if let Some(dir) = path.parent() {
         // Makes the rename itself durable where the platform allows opening a directory.
         if let Ok(dir) = File::open(dir) {
@@ -619,6 +649,7 @@ pub fn build(
         path: dir.clone(),
         source,
     })?;
+    remove_stale_temporaries(dir);
     let materials = Material::all(2, options.pieces);
     let mut tables = Tables::new();
     let mut report = BuildReport {
@@ -969,6 +1000,25 @@ pub fn verify(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The temporary slice files of a build that no longer runs are removed; this process's
+    /// own and files of other names are kept. (Only where `/proc` tells which processes run.)
+    #[test]
+    fn stale_temporary_files_are_removed() {
+        let dir = std::env::temp_dir().join(format!("damx-egdb-tmp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let own = dir.join(format!("K-K.egdb.{}.tmp", std::process::id()));
+        // Beyond any pid the kernel hands out.
+        let stale = dir.join("K-K.egdb.999999999.tmp");
+        let other = dir.join("notes.tmp");
+        for path in [&own, &stale, &other] {
+            std::fs::write(path, b"x").unwrap();
+        }
+        remove_stale_temporaries(&dir);
+        assert!(own.exists() && other.exists());
+        assert_eq!(stale.exists(), !Path::new("/proc/self").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// Win/draw/loss by plain value iteration over the whole slice until nothing changes: slow,
     /// but independent of the unmove generator and the move counters.
