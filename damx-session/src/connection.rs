@@ -185,13 +185,21 @@ impl Connection {
         let (moves_sent_tx, moves_sent) = bounded(MOVES_SENT_KEPT);
         let transcript = options.transcript.clone();
         let reader_tx = incoming_tx.clone();
-        thread::Builder::new()
+        // A thread that cannot be started (no threads or memory left) fails the connection at
+        // once, as a failed read would, instead of passing for a silent peer.
+        let unstarted = incoming_tx.clone();
+        let failed = move |error: io::Error| {
+            let _ = unstarted.try_send(Incoming::Failed(format!("cannot start a thread: {error}")));
+        };
+        if let Err(error) = thread::Builder::new()
             .name("dxp-reader".into())
             .spawn(move || read_loop(reader, &reader_tx, transcript.as_ref()))
-            .ok();
+        {
+            failed(error);
+        }
         let gap = options.frame_gap;
         let transcript = options.transcript;
-        thread::Builder::new()
+        let spawned_writer = thread::Builder::new()
             .name("dxp-writer".into())
             .spawn(move || {
                 let sides = Sides {
@@ -202,8 +210,10 @@ impl Connection {
                 write_loop(writer, &outgoing_rx, gap, &sides, transcript.as_ref());
                 finish_write();
                 drop(writer_done_tx);
-            })
-            .ok();
+            });
+        if let Err(error) = spawned_writer {
+            failed(error);
+        }
         Connection {
             incoming,
             moves_sent,

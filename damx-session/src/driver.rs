@@ -863,6 +863,8 @@ struct Worker {
     done: Receiver<()>,
     /// How long [`Worker::finish`] waits ([`Player::shutdown_grace`]).
     grace: Duration,
+    /// Where the thread could not be started: the answers, all given up at once.
+    unthreaded: Option<Sender<Answer>>,
 }
 
 impl Worker {
@@ -911,12 +913,14 @@ impl Worker {
             });
         if spawned.is_err() {
             // Without a thread the player cannot move: every request is answered "give up".
+            let (unthreaded, answers) = unbounded();
             return Worker {
                 jobs: None,
-                answers: never(),
+                answers,
                 current: None,
                 done: never(),
                 grace,
+                unthreaded: Some(unthreaded),
             };
         }
         Worker {
@@ -925,6 +929,7 @@ impl Worker {
             current: None,
             done,
             grace,
+            unthreaded: None,
         }
     }
 
@@ -939,6 +944,14 @@ impl Worker {
     }
 
     fn think(&mut self, request: ThinkRequest) {
+        if let Some(answers) = &self.unthreaded {
+            let _ = answers.send(Answer {
+                ticket: request.ticket,
+                mv: None,
+                failure: Some("the player's thread could not be started".to_owned()),
+            });
+            return;
+        }
         let stop = StopSignal::new();
         self.current = Some(stop.clone());
         self.send(Job::Think(Box::new(request), stop));

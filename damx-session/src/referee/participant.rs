@@ -281,7 +281,8 @@ impl Instance {
     }
 
     /// Whether the program is still there between games: its process runs and its connection
-    /// has not ended. Anything it sent since the last game is a stray message and is dropped.
+    /// has not ended. Anything it sent since the last game is a stray message and is dropped
+    /// (a queue's worth or a few: a program that floods cannot keep this look going).
     pub fn is_alive(&mut self) -> bool {
         if self.exit_status(Duration::ZERO).is_some() {
             return false;
@@ -289,7 +290,11 @@ impl Instance {
         let Some(connection) = &self.connection else {
             return false;
         };
-        while let Ok(item) = connection.incoming().try_recv() {
+        let queued = connection
+            .incoming()
+            .try_iter()
+            .take(4 * crate::connection::INCOMING_KEPT);
+        for item in queued {
             if matches!(item, Incoming::Closed | Incoming::Failed(_)) {
                 return false;
             }
