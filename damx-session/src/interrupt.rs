@@ -5,7 +5,7 @@
 //! The first signal asks what runs to stop properly ([`Command::Stop`]: a running game ends
 //! with a GAMEEND with stop code `1` on our turn, its record is saved, the connection
 //! closes), the second aborts it ([`Command::Abort`]: the connection closes at once), a
-//! third ends the process at once. The program should then exit with [`exit_code`], the
+//! third ends the process at once, and the programs it started with it. The program should then exit with [`exit_code`], the
 //! conventional code of the first signal (128 plus its number: 130 for SIGINT, 143 for
 //! SIGTERM, 129 for SIGHUP), as a shell reports a process ended by it, so that a script or a
 //! service manager can tell an interrupted series from a finished one.
@@ -104,7 +104,12 @@ fn signalled(signal: i32) {
     let command = match COUNT.fetch_add(1, Ordering::SeqCst) {
         0 => Command::Stop,
         1 => Command::Abort,
-        _ => std::process::exit(i32::from(exit_code())),
+        _ => {
+            // The programs this process started run in groups of their own, which the
+            // terminal's signal does not reach: they end with it.
+            crate::process::kill_all();
+            std::process::exit(i32::from(exit_code()))
+        }
     };
     // A route that panicked once must not silence the signals after it: the lock is taken
     // even if poisoned, and a panic stays on this side of the handler's thread.

@@ -5,8 +5,63 @@
 //! properly and then the program. And a program is often a wrapper (a shell script that starts
 //! the engine), whose engine would outlive a kill of the wrapper alone, holding its output
 //! open and a reader thread with it: on Unix the whole group is killed.
+//!
+//! The programs started with [`spawn`] are known until they are reaped ([`try_wait`],
+//! [`kill`]), so that a process that must end at once ([`kill_all`], the third signal) ends
+//! them too instead of leaving them running.
 
-use std::process::{Child, Command};
+use std::io;
+use std::process::{Child, Command, ExitStatus};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// The programs started with [`spawn`] and not yet reaped, by process id (each the leader of
+/// its group). A reaped program's number may be given to a new process: it leaves the list
+/// before (under the same lock as) the reaping, so [`kill_all`] never signals a stranger.
+static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+fn running() -> MutexGuard<'static, Vec<u32>> {
+    RUNNING.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Starts `command` in a process group of its own ([`own_group`]) and keeps it in the list of
+/// running programs.
+pub(crate) fn spawn(command: &mut Command) -> io::Result<Child> {
+    own_group(command);
+    let mut running = running();
+    let child = command.spawn()?;
+    running.push(child.id());
+    Ok(child)
+}
+
+/// [`Child::try_wait`], taking a program that has ended off the list of running ones.
+pub(crate) fn try_wait(child: &mut Child) -> io::Result<Option<ExitStatus>> {
+    let mut running = running();
+    let status = child.try_wait();
+    if matches!(status, Ok(Some(_))) {
+        running.retain(|&pid| pid != child.id());
+    }
+    status
+}
+
+/// Kills every program started with [`spawn`] that has not been reaped, with its group (Unix;
+/// elsewhere nothing): for a process about to exit at once. Never waits: if the list is busy
+/// (a program being reaped), it gives up.
+pub(crate) fn kill_all() {
+    let running = match RUNNING.try_lock() {
+        Ok(running) => running,
+        Err(std::sync::TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => return,
+    };
+    #[cfg(unix)]
+    for &pid in running.iter() {
+        use rustix::process::{Pid, Signal, kill_process_group};
+        if let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
+            let _ = kill_process_group(pid, Signal::KILL);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = running;
+}
 
 /// Makes the program that `command` starts the leader of a process group of its own (Unix;
 /// elsewhere nothing).
@@ -23,12 +78,15 @@ pub(crate) fn own_group(command: &mut Command) {
 /// The group is signalled only while the program itself has not been reaped: its number is
 /// then surely still its group's, never a later process's that got the number back.
 pub(crate) fn kill(child: &mut Child) {
+    let mut running = running();
     #[cfg(unix)]
     if matches!(child.try_wait(), Ok(None)) {
         use rustix::process::{Pid, Signal, kill_process_group};
         let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
     }
     let _ = child.kill();
+    // Killed: the wait is short. Off the list first (see RUNNING).
+    running.retain(|&pid| pid != child.id());
     let _ = child.wait();
 }
 
@@ -48,6 +106,25 @@ mod tests {
                 .rsplit_once(')')
                 .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
         }
+    }
+
+    /// A program is on the list of running ones from its start until it is reaped, whether
+    /// it ends by itself or is killed: the list never names a number that may be reused.
+    #[test]
+    fn the_running_programs_are_known_until_reaped() {
+        let listed = |child: &Child| running().contains(&child.id());
+        let mut quick = spawn(Command::new("true").stdout(Stdio::null())).unwrap();
+        assert!(listed(&quick));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while try_wait(&mut quick).unwrap().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(!listed(&quick));
+        let mut slow = spawn(Command::new("sleep").arg("300")).unwrap();
+        assert!(listed(&slow));
+        assert!(try_wait(&mut slow).unwrap().is_none());
+        kill(&mut slow);
+        assert!(!listed(&slow));
     }
 
     /// A wrapper script's engine (a process the program started) dies with the program.

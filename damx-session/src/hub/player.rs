@@ -188,7 +188,7 @@ impl Process {
         let _ = self.input.try_send("quit\n".to_owned());
         let deadline = Instant::now() + grace;
         loop {
-            match self.child.try_wait() {
+            match process::try_wait(&mut self.child) {
                 Ok(Some(_)) => return,
                 Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(10)),
                 _ => break,
@@ -268,7 +268,7 @@ impl HubPlayer {
     /// A [`HubError`] if it cannot be started or does not answer in time (it is then killed).
     pub fn start(&mut self) -> Result<(), HubError> {
         if let Some(process) = &mut self.process {
-            if matches!(process.child.try_wait(), Ok(None)) {
+            if matches!(process::try_wait(&mut process.child), Ok(None)) {
                 return Ok(());
             }
             if let Some(process) = self.process.take() {
@@ -296,8 +296,7 @@ impl HubPlayer {
         }
         // Its own process group: Ctrl-C at the terminal reaches damx, which ends the game
         // properly and then the engine, instead of killing the engine mid-game.
-        process::own_group(&mut command);
-        let mut child = command.spawn().map_err(|source| HubError::Spawn {
+        let mut child = process::spawn(&mut command).map_err(|source| HubError::Spawn {
             program: program.clone(),
             source,
         })?;

@@ -272,7 +272,7 @@ impl Instance {
         let child = self.child.as_mut()?;
         let deadline = Instant::now() + wait;
         loop {
-            match child.try_wait() {
+            match process::try_wait(child) {
                 Ok(Some(status)) => return Some(status.to_string()),
                 Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(10)),
                 _ => return None,
@@ -310,7 +310,7 @@ impl Instance {
         if let Some(mut child) = self.child.take() {
             let deadline = Instant::now() + grace;
             loop {
-                match child.try_wait() {
+                match process::try_wait(&mut child) {
                     Ok(Some(_)) => break,
                     Ok(None) if Instant::now() < deadline => {
                         thread::sleep(Duration::from_millis(10));
@@ -550,7 +550,6 @@ fn spawn(
     };
     let mut command = Command::new(&program_path);
     command.args(args.iter().map(fill)).stdin(Stdio::null());
-    process::own_group(&mut command);
     if let Some(dir) = &dir {
         command.current_dir(dir);
     }
@@ -572,8 +571,7 @@ fn spawn(
             command.stdout(Stdio::null()).stderr(Stdio::null());
         }
     }
-    command
-        .spawn()
+    process::spawn(&mut command)
         .map(Some)
         .map_err(|source| LaunchError::Spawn {
             program: program_path.to_string_lossy().into_owned(),
