@@ -33,9 +33,21 @@ pub(crate) fn spawn(command: &mut Command) -> io::Result<Child> {
     Ok(child)
 }
 
-/// [`Child::try_wait`], taking a program that has ended off the list of running ones.
+/// [`Child::try_wait`], taking a program that has ended off the list of running ones. On
+/// Linux, a program that has ended takes the rest of its group with it (a helper a wrapper
+/// script left running), killed before the program is reaped, while its number is surely
+/// still its group's.
 pub(crate) fn try_wait(child: &mut Child) -> io::Result<Option<ExitStatus>> {
     let mut running = running();
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, waitid};
+        let pid = Pid::from_child(child);
+        let ended = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+        if matches!(waitid(WaitId::Pid(pid), ended), Ok(Some(_))) {
+            let _ = kill_process_group(pid, Signal::KILL);
+        }
+    }
     let status = child.try_wait();
     if matches!(status, Ok(Some(_))) {
         running.retain(|&pid| pid != child.id());
@@ -125,6 +137,30 @@ mod tests {
         assert!(try_wait(&mut slow).unwrap().is_none());
         kill(&mut slow);
         assert!(!listed(&slow));
+    }
+
+    /// A helper that a program leaves running when it exits by itself ends with it, when the
+    /// program is found to have ended.
+    #[test]
+    fn a_helper_ends_with_a_program_that_exits() {
+        let mut command = Command::new("sh");
+        command
+            .args(["-c", "sleep 300 & echo $!"])
+            .stdout(Stdio::piped());
+        let mut child = spawn(&mut command).unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let helper: u32 = line.trim().parse().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while try_wait(&mut child).unwrap().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        while !gone(helper) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(gone(helper), "the helper {helper} outlived its program");
     }
 
     /// A wrapper script's engine (a process the program started) dies with the program.
