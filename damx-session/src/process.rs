@@ -97,8 +97,10 @@ pub(crate) fn kill(child: &mut Child) {
         let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
     }
     let _ = child.kill();
-    // Killed: the wait is short. Off the list first (see RUNNING).
+    // Off the list before it is reaped (see RUNNING); the wait, short after a kill, needs no
+    // lock.
     running.retain(|&pid| pid != child.id());
+    drop(running);
     let _ = child.wait();
 }
 
