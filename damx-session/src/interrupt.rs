@@ -5,10 +5,11 @@
 //! The first signal asks what runs to stop properly ([`Command::Stop`]: a running game ends
 //! with a GAMEEND with stop code `1` on our turn, its record is saved, the connection
 //! closes), the second aborts it ([`Command::Abort`]: the connection closes at once), a
-//! third ends the process at once, and the programs it started with it. The program should then exit with [`exit_code`], the
-//! conventional code of the first signal (128 plus its number: 130 for SIGINT, 143 for
-//! SIGTERM, 129 for SIGHUP), as a shell reports a process ended by it, so that a script or a
-//! service manager can tell an interrupted series from a finished one.
+//! third ends the process at once, and the programs it started with it. The program should
+//! then exit with [`exit_code`], the conventional code of the first signal (128 plus its
+//! number: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP), as a shell reports a process
+//! ended by it, so that a script or a service manager can tell an interrupted series from a
+//! finished one.
 //!
 //! Nothing happens until a program calls [`route`], which it may call again as what runs
 //! changes (a wait for a connection, then a game); the library prints nothing, the route is
