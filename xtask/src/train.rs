@@ -79,12 +79,14 @@ the pattern evaluation's training pipeline (see README,
     positions, and write OUT.log alone; on the hand base, regions+hand also corrects the hand
     features' weights (all but the man's) and writes them to OUT.hand; --fixed regions keeps
     the region weights at START's and fits the rest alone (the globals, or the hand
-    corrections)";
+    corrections); ANCHOR (default 0) adds a penalty of ANCHOR times the squared distance of
+    every region and correction weight from its start value, so that a fit from fitted
+    weights on fewer or other games refines them instead of forgetting them";
 
 pub(crate) const ARGS: &str = "games [--games N] [--nodes N] [--seed N] [--shard I/N] [--dir DIR] [--weights W] \
                                [--random-plies N] [--threads N] | positions --out FILE [--min-ply N] [--label-nodes N] [--weights W] [--threads N] [--deviations N] GAMES-FILE... | \
                                fit --out FILE.dxw [--epochs N] [--batch N] [--lr X] [--decay X] [--shuffle epoch|once] [--l2 X] [--validation X] \
-                               [--seed N] [--start S] [--base zero|hand] [--threads N] [--model M] [--lambda X] [--fixed regions] POSITIONS-FILE... | \
+                               [--seed N] [--start S] [--base zero|hand] [--threads N] [--model M] [--lambda X] [--fixed regions] [--anchor X] POSITIONS-FILE... | \
                                endings --out FILE [--pieces N] [--min-pieces N] [--decided DIR] [--band LOW,HIGH [--nodes N] [--weights W] [--threads N]] GAMES-FILE...";
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
@@ -1119,11 +1121,16 @@ fn data_loss(model: Model, weights: &[[f32; 2]], samples: &[Sample], k: f32) -> 
     sum / samples.len().max(1) as f64
 }
 
-/// The L2 penalty: `l2` times the sum of the squared region weights.
-fn penalty(weights: &[[f32; 2]], l2: f64) -> f64 {
-    l2 * weights[GLOBAL_COUNT..]
+/// The penalties on the region (and correction) weights: `l2` times the sum of their squares,
+/// plus `anchor` times the sum of their squared distances from the `start` weights.
+fn penalty(weights: &[[f32; 2]], start: &[[f32; 2]], l2: f64, anchor: f64) -> f64 {
+    let square = |x: f32| f64::from(x).powi(2);
+    weights[GLOBAL_COUNT..]
         .iter()
-        .map(|[o, e]| f64::from(*o).powi(2) + f64::from(*e).powi(2))
+        .zip(&start[GLOBAL_COUNT..])
+        .map(|([o, e], [so, se])| {
+            l2 * (square(*o) + square(*e)) + anchor * (square(o - so) + square(e - se))
+        })
         .sum::<f64>()
 }
 
@@ -1219,6 +1226,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
             "model",
             "lambda",
             "fixed",
+            "anchor",
         ],
     )?;
     let model = Model::parse(options.get("model").unwrap_or("regions"))?;
@@ -1240,6 +1248,8 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         other => bail!("--shuffle is epoch or once, not `{other}`"),
     };
     let l2: f64 = options.number("l2", 1e-7)?;
+    let anchor: f64 = options.number("anchor", 0.0)?;
+    ensure!(anchor >= 0.0, "--anchor is a penalty factor, 0 or more");
     let held: f64 = options.number("validation", 0.1)?;
     let lambda: f32 = options.number("lambda", 1.0)?;
     ensure!(
@@ -1408,9 +1418,10 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                 *w = [f32::from(s[0]), f32::from(s[1])];
             }
         }
+        let start = weights.clone();
         let report = |epoch: usize, weights: &[[f32; 2]], seconds: f64| {
             let train = data_loss(model, weights, training, k);
-            let pen = penalty(weights, l2);
+            let pen = penalty(weights, &start, l2, anchor);
             let valid = data_loss(model, weights, validation, k);
             (
                 format!(
@@ -1482,7 +1493,8 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
                     for phase in 0..2 {
                         let mut g = gradient[i][phase] / n;
                         if i >= GLOBAL_COUNT {
-                            g += (2.0 * l2) as f32 * weights[i][phase];
+                            g += (2.0 * l2) as f32 * weights[i][phase]
+                                + (2.0 * anchor) as f32 * (weights[i][phase] - start[i][phase]);
                         }
                         if g == 0.0 && m[i][phase] == 0.0 {
                             continue;
@@ -1823,6 +1835,68 @@ mod tests {
         assert!(hand.opening != tuned.opening || hand.ending != tuned.ending);
         assert!(fit(&fit_args(&["--fixed", "regions"])).is_err());
         assert!(fit(&fit_args(&["--model", "regions+hand", "--fixed", "hand"])).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `fit --anchor` pulls the region weights towards the start: the same fit moves them
+    /// less far from it with the anchor than without.
+    #[test]
+    fn an_anchor_keeps_the_regions_near_their_start() {
+        let (dir, games) = games_file("anchor", &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+        let pos = dir.join("games.pos");
+        positions(&[
+            "--out".to_owned(),
+            pos.display().to_string(),
+            games.display().to_string(),
+        ])
+        .unwrap();
+        let start = dir.join("start.dxw");
+        std::fs::write(&start, PatternWeights::builtin().to_bytes()).unwrap();
+        let distance = |anchor: &str| -> f64 {
+            let out = dir.join(format!("anchor-{anchor}.dxw"));
+            let args: Vec<String> = [
+                "--out",
+                out.to_str().unwrap(),
+                "--epochs",
+                "3",
+                "--batch",
+                "64",
+                "--lr",
+                "1",
+                "--l2",
+                "0",
+                "--anchor",
+                anchor,
+                "--validation",
+                "0.2",
+                "--base",
+                "hand",
+                "--start",
+                start.to_str().unwrap(),
+                "--threads",
+                "1",
+                // Twice, so that the held-out positions are learnt (see above).
+                pos.to_str().unwrap(),
+                pos.to_str().unwrap(),
+            ]
+            .map(String::from)
+            .to_vec();
+            fit(&args).unwrap();
+            let fitted = PatternWeights::load(&out).unwrap();
+            fitted
+                .tables()
+                .iter()
+                .zip(PatternWeights::builtin().tables())
+                .map(|(a, b)| {
+                    (f64::from(a[0]) - f64::from(b[0])).powi(2)
+                        + (f64::from(a[1]) - f64::from(b[1])).powi(2)
+                })
+                .sum()
+        };
+        let free = distance("0");
+        let anchored = distance("0.05");
+        assert!(free > 0.0, "the free fit moved nothing");
+        assert!(anchored < free, "anchored {anchored} against free {free}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
