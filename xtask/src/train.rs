@@ -1773,11 +1773,10 @@ mod tests {
         (dir, games)
     }
 
-    /// `fit --fixed regions` keeps the start's region weights and fits the hand corrections
-    /// alone; without a hand model on the hand base it has nothing to fit and is refused.
-    #[test]
-    fn fixed_regions_keep_their_start_weights() {
-        let (dir, games) = games_file("fixed", &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    /// A fit's inputs in a fresh directory: the positions of twelve short games and the
+    /// built-in weights as a start file. Returns the directory, the positions and the start.
+    fn fit_inputs(name: &str) -> (PathBuf, PathBuf, PathBuf) {
+        let (dir, games) = games_file(name, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
         let pos = dir.join("games.pos");
         positions(&[
             "--out".to_owned(),
@@ -1787,6 +1786,14 @@ mod tests {
         .unwrap();
         let start = dir.join("start.dxw");
         std::fs::write(&start, PatternWeights::builtin().to_bytes()).unwrap();
+        (dir, pos, start)
+    }
+
+    /// `fit --fixed regions` keeps the start's region weights and fits the hand corrections
+    /// alone; without a hand model on the hand base it has nothing to fit and is refused.
+    #[test]
+    fn fixed_regions_keep_their_start_weights() {
+        let (dir, pos, start) = fit_inputs("fixed");
         let out = dir.join("fixed.dxw");
         let fit_args = |extra: &[&str]| -> Vec<String> {
             let mut args: Vec<String> = [
@@ -1842,16 +1849,7 @@ mod tests {
     /// less far from it with the anchor than without.
     #[test]
     fn an_anchor_keeps_the_regions_near_their_start() {
-        let (dir, games) = games_file("anchor", &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
-        let pos = dir.join("games.pos");
-        positions(&[
-            "--out".to_owned(),
-            pos.display().to_string(),
-            games.display().to_string(),
-        ])
-        .unwrap();
-        let start = dir.join("start.dxw");
-        std::fs::write(&start, PatternWeights::builtin().to_bytes()).unwrap();
+        let (dir, pos, start) = fit_inputs("anchor");
         let distance = |anchor: &str| -> f64 {
             let out = dir.join(format!("anchor-{anchor}.dxw"));
             let args: Vec<String> = [
