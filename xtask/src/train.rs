@@ -1789,6 +1789,35 @@ mod tests {
         (dir, pos, start)
     }
 
+    /// The arguments of a small, quick fit on the hand base from `start`, with `extra` ones:
+    /// batches of 64 at rate 1, a fifth held out, one thread. The positions file comes twice:
+    /// the held-out positions (the end of the second copy) are among the training ones, so
+    /// that a fit that learns them is kept over its start.
+    fn small_fit_args(out: &Path, start: &Path, pos: &Path, extra: &[&str]) -> Vec<String> {
+        let mut args: Vec<String> = [
+            "--out",
+            out.to_str().unwrap(),
+            "--batch",
+            "64",
+            "--lr",
+            "1",
+            "--validation",
+            "0.2",
+            "--base",
+            "hand",
+            "--start",
+            start.to_str().unwrap(),
+            "--threads",
+            "1",
+        ]
+        .map(String::from)
+        .to_vec();
+        args.extend(extra.iter().map(|a| a.to_string()));
+        args.push(pos.display().to_string());
+        args.push(pos.display().to_string());
+        args
+    }
+
     /// `fit --fixed regions` keeps the start's region weights and fits the hand corrections
     /// alone; without a hand model on the hand base it has nothing to fit and is refused.
     #[test]
@@ -1796,32 +1825,9 @@ mod tests {
         let (dir, pos, start) = fit_inputs("fixed");
         let out = dir.join("fixed.dxw");
         let fit_args = |extra: &[&str]| -> Vec<String> {
-            let mut args: Vec<String> = [
-                "--out",
-                out.to_str().unwrap(),
-                "--epochs",
-                "2",
-                "--batch",
-                "64",
-                "--lr",
-                "1",
-                "--validation",
-                "0.2",
-                "--base",
-                "hand",
-                "--start",
-                start.to_str().unwrap(),
-                "--threads",
-                "1",
-            ]
-            .map(String::from)
-            .to_vec();
-            args.extend(extra.iter().map(|a| a.to_string()));
-            // The file twice: the held-out positions (the end of the second copy) are among
-            // the training ones, so that a fit that learns them is kept over its start.
-            args.push(pos.display().to_string());
-            args.push(pos.display().to_string());
-            args
+            let mut both = vec!["--epochs", "2"];
+            both.extend_from_slice(extra);
+            small_fit_args(&out, &start, &pos, &both)
         };
         fit(&fit_args(&[
             "--model",
@@ -1852,33 +1858,12 @@ mod tests {
         let (dir, pos, start) = fit_inputs("anchor");
         let distance = |anchor: &str| -> f64 {
             let out = dir.join(format!("anchor-{anchor}.dxw"));
-            let args: Vec<String> = [
-                "--out",
-                out.to_str().unwrap(),
-                "--epochs",
-                "3",
-                "--batch",
-                "64",
-                "--lr",
-                "1",
-                "--l2",
-                "0",
-                "--anchor",
-                anchor,
-                "--validation",
-                "0.2",
-                "--base",
-                "hand",
-                "--start",
-                start.to_str().unwrap(),
-                "--threads",
-                "1",
-                // Twice, so that the held-out positions are learnt (see above).
-                pos.to_str().unwrap(),
-                pos.to_str().unwrap(),
-            ]
-            .map(String::from)
-            .to_vec();
+            let args = small_fit_args(
+                &out,
+                &start,
+                &pos,
+                &["--epochs", "3", "--l2", "0", "--anchor", anchor],
+            );
             fit(&args).unwrap();
             let fitted = PatternWeights::load(&out).unwrap();
             fitted
