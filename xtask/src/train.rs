@@ -1930,7 +1930,19 @@ mod tests {
         assert_eq!(openings.len(), fens.len());
 
         // With --band, the same positions less those whose searched score, for either side,
-        // lies outside the band.
+        // lies outside the band. The band is drawn between the two positions' scores, so that
+        // it keeps the one and drops the other whatever the evaluation's weights.
+        let size = |fen: &String| {
+            let position: Position = fen.parse().unwrap();
+            i32::from(white_search_score(&mut engine, &Pieces::of(&position), 500)).abs()
+        };
+        let sizes: Vec<i32> = expected.iter().map(size).collect();
+        let (low, high) = (*sizes.iter().min().unwrap(), *sizes.iter().max().unwrap());
+        assert!(
+            low < high,
+            "the two games' positions score alike: {sizes:?}"
+        );
+        let band = format!("{low},{}", high - 1);
         let banded = dir.join("banded.fen");
         let mut band_args: Vec<String> = [
             "--out",
@@ -1940,7 +1952,7 @@ mod tests {
             "--min-pieces",
             "8",
             "--band",
-            "20,400",
+            band.as_str(),
             "--nodes",
             "500",
             "--threads",
@@ -1950,18 +1962,14 @@ mod tests {
         .to_vec();
         band_args.push(games.display().to_string());
         endings(&band_args).unwrap();
-        let kept: Vec<String> = expected
+        let kept: Vec<&str> = expected
             .iter()
-            .filter(|fen| {
-                let position: Position = fen.parse().unwrap();
-                let score = white_search_score(&mut engine, &Pieces::of(&position), 500);
-                (20..=400).contains(&i32::from(score).abs())
-            })
-            .cloned()
+            .zip(&sizes)
+            .filter(|&(_, &size)| size < high)
+            .map(|(fen, _)| fen.as_str())
             .collect();
         let written = std::fs::read_to_string(&banded).unwrap();
         let fens: Vec<&str> = written.lines().filter(|l| !l.starts_with('#')).collect();
-        // These two games give one position in the band and one outside it.
         assert!(!kept.is_empty() && kept.len() < expected.len());
         assert_eq!(fens, kept);
         assert!(parse_band("50,10").is_err() && parse_band("-5,10").is_err());
