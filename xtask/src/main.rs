@@ -4,6 +4,7 @@
 //! prints them. To add one, write the module and add a line to the table.
 
 mod ballots;
+mod book;
 mod chaos;
 mod common;
 mod conformance;
@@ -82,6 +83,12 @@ const TASKS: &[Task] = &[
         args: egdb_crosscheck::ARGS,
         about: egdb_crosscheck::ABOUT,
         run: egdb_crosscheck::run,
+    },
+    Task {
+        name: "book",
+        args: book::ARGS,
+        about: book::ABOUT,
+        run: book::run,
     },
     Task {
         name: "ballots",
