@@ -40,39 +40,17 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         players::load_average()
     );
     let start = Instant::now();
-    let next = AtomicUsize::new(0);
-    let scores = Mutex::new(vec![0i32; candidates.len()]);
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    std::thread::scope(|scope| {
-        for _ in 0..cores {
-            scope.spawn(|| {
-                let mut engine = Engine::new(EngineOptions {
-                    hash_mb: 32,
-                    ..EngineOptions::default()
-                });
-                let stop = StopSignal::new();
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(moves) = candidates.get(index) else {
-                        break;
-                    };
-                    let mut game = Game::default();
-                    for mv in moves {
-                        game.play(*mv);
-                    }
-                    engine.new_game();
-                    let result = engine.search(&game, &Limits::depth(depth), &stop, &mut |_| {});
-                    // From White's side.
-                    let white = match game.position().side_to_move() {
-                        Color::White => result.score.value(),
-                        Color::Black => -result.score.value(),
-                    };
-                    scores.lock().unwrap_or_else(|e| e.into_inner())[index] = white;
-                }
-            });
-        }
-    });
-    let scores = scores.into_inner().unwrap_or_else(|e| e.into_inner());
+    let games: Vec<Game> = candidates
+        .iter()
+        .map(|moves| {
+            let mut game = Game::default();
+            for mv in moves {
+                game.play(*mv);
+            }
+            game
+        })
+        .collect();
+    let scores = white_scores(&games, depth);
     let kept: Vec<Ballot> = candidates
         .iter()
         .zip(&scores)
@@ -112,6 +90,39 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         path.display()
     );
     Ok(())
+}
+
+/// The score of each game's last position from White's side, searched to `depth` with a
+/// fresh table on every core (so the same games always get the same scores).
+pub(crate) fn white_scores(games: &[Game], depth: u32) -> Vec<i32> {
+    let next = AtomicUsize::new(0);
+    let scores = Mutex::new(vec![0i32; games.len()]);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..cores {
+            scope.spawn(|| {
+                let mut engine = Engine::new(EngineOptions {
+                    hash_mb: 32,
+                    ..EngineOptions::default()
+                });
+                let stop = StopSignal::new();
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(game) = games.get(index) else {
+                        break;
+                    };
+                    engine.new_game();
+                    let result = engine.search(game, &Limits::depth(depth), &stop, &mut |_| {});
+                    let white = match game.position().side_to_move() {
+                        Color::White => result.score.value(),
+                        Color::Black => -result.score.value(),
+                    };
+                    scores.lock().unwrap_or_else(|e| e.into_inner())[index] = white;
+                }
+            });
+        }
+    });
+    scores.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Every 2- and 3-ply sequence from the start, in move-generation order, keeping the first

@@ -13,22 +13,20 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
 use damx_engine::gauntlet::Rng;
 use damx_engine::openings::{Ballot, write_ballots};
-use damx_engine::{Engine, EngineOptions, Limits, StopSignal};
-use damx_rules::{Color, Game, Move, Position};
+use damx_rules::{Game, Move, Position};
 
+use crate::ballots::white_scores;
 use crate::players;
 
 pub(crate) const ABOUT: &str = "\
 derive a book of slightly unbalanced starts (for `strength --openings FILE`): random lines of
 PLIES plies (default 6) from the start, seeded by SEED (default 1), each searched to DEPTH
-(default 12); keep COUNT (default 500) lines whose score, for either side, lies within
+(default 12); keep COUNT (default 1000) lines whose score, for either side, lies within
 LOW..HIGH centi-men (default 25..60), one per position, and write them to OUT as FEN lines";
 
 pub(crate) const ARGS: &str =
@@ -42,7 +40,7 @@ const MAX_BATCHES: usize = 20;
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut out = None;
-    let (mut plies, mut depth, mut count, mut seed) = (6usize, 12u32, 500usize, 1u64);
+    let (mut plies, mut depth, mut count, mut seed) = (6usize, 12u32, 1000usize, 1u64);
     let (mut low, mut high) = (25i32, 60i32);
     let known = ["out", "plies", "window", "depth", "count", "seed"];
     for (name, value) in players::options(args, &known)? {
@@ -83,7 +81,8 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             plies,
             (count - kept.len()) * BATCH_FACTOR,
         );
-        let scores = search_all(&lines, depth);
+        let games: Vec<Game> = lines.iter().map(Ballot::game).collect();
+        let scores = white_scores(&games, depth);
         searched += lines.len();
         for (line, score) in lines.into_iter().zip(scores) {
             if kept.len() < count && (low..=high).contains(&score.abs()) {
@@ -165,39 +164,6 @@ fn random_lines(
     lines
 }
 
-/// The score of each line's position from White's side, searched to `depth` on every core.
-fn search_all(lines: &[Ballot], depth: u32) -> Vec<i32> {
-    let next = AtomicUsize::new(0);
-    let scores = Mutex::new(vec![0i32; lines.len()]);
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    std::thread::scope(|scope| {
-        for _ in 0..cores {
-            scope.spawn(|| {
-                let mut engine = Engine::new(EngineOptions {
-                    hash_mb: 32,
-                    ..EngineOptions::default()
-                });
-                let stop = StopSignal::new();
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(line) = lines.get(index) else {
-                        break;
-                    };
-                    engine.new_game();
-                    let game = Game::new(line.position);
-                    let result = engine.search(&game, &Limits::depth(depth), &stop, &mut |_| {});
-                    let white = match line.position.side_to_move() {
-                        Color::White => result.score.value(),
-                        Color::Black => -result.score.value(),
-                    };
-                    scores.lock().unwrap_or_else(|e| e.into_inner())[index] = white;
-                }
-            });
-        }
-    });
-    scores.into_inner().unwrap_or_else(|e| e.into_inner())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,16 +196,15 @@ mod tests {
         }
     }
 
-    /// A shallow search scores a line where White is a man up as better for White.
+    /// A shallow search scores a position where White is a man up as better for White, with
+    /// White or Black to move.
     #[test]
     fn scores_are_from_whites_side() {
-        let fen = "W:W31,32,33,34,35:B1,2,3,4";
-        let position = Position::from_fen(fen).unwrap();
-        let ballot = Ballot {
-            position,
-            moves: Vec::new(),
-        };
-        let scores = search_all(std::slice::from_ref(&ballot), 4);
-        assert!(scores[0] > 50, "{scores:?}");
+        let games: Vec<Game> = ["W:W31,32,33,34,35:B1,2,3,4", "B:W31,32,33,34,35:B1,2,3,4"]
+            .iter()
+            .map(|fen| Game::new(Position::from_fen(fen).unwrap()))
+            .collect();
+        let scores = white_scores(&games, 4);
+        assert!(scores.iter().all(|score| *score > 50), "{scores:?}");
     }
 }
