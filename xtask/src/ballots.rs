@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::Context;
 use damx_engine::openings::{Ballot, write_ballots};
 use damx_engine::{Engine, EngineOptions, Limits, StopSignal};
-use damx_rules::{Color, Game, Move, Position};
+use damx_rules::{Color, Game, Position};
 
 use crate::players;
 
@@ -40,31 +40,14 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         players::load_average()
     );
     let start = Instant::now();
-    let games: Vec<Game> = candidates
-        .iter()
-        .map(|moves| {
-            let mut game = Game::default();
-            for mv in moves {
-                game.play(*mv);
-            }
-            game
-        })
-        .collect();
+    let games: Vec<Game> = candidates.iter().map(Ballot::game).collect();
     let scores = white_scores(&games, depth);
+    let total = candidates.len();
     let kept: Vec<Ballot> = candidates
-        .iter()
+        .into_iter()
         .zip(&scores)
         .filter(|(_, score)| score.abs() <= window)
-        .map(|(moves, _)| {
-            let mut position = Position::initial();
-            for mv in moves {
-                position = position.play(mv);
-            }
-            Ballot {
-                position,
-                moves: moves.clone(),
-            }
-        })
+        .map(|(ballot, _)| ballot)
         .collect();
     let two = kept.iter().filter(|b| b.moves.len() == 2).count();
     let header = format!(
@@ -73,7 +56,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
          # kept if the score is within {window} centi-men of equal. {} of {} positions ({two} after 2 plies).\n\
          # Format: FEN # moves from the start.\n",
         kept.len(),
-        candidates.len()
+        total
     );
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../damx-engine/data/ballots.txt");
     std::fs::write(&path, header + &write_ballots(&kept))
@@ -125,9 +108,9 @@ pub(crate) fn white_scores(games: &[Game], depth: u32) -> Vec<i32> {
     scores.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Every 2- and 3-ply sequence from the start, in move-generation order, keeping the first
-/// sequence that reaches each position.
-fn sequences() -> Vec<Vec<Move>> {
+/// Every 2- and 3-ply sequence from the start as a ballot, in move-generation order, keeping
+/// the first sequence that reaches each position.
+fn sequences() -> Vec<Ballot> {
     let mut seen = HashSet::new();
     let mut found = Vec::new();
     for plies in [2, 3] {
@@ -135,7 +118,7 @@ fn sequences() -> Vec<Vec<Move>> {
         while let Some((position, moves)) = stack.pop() {
             if moves.len() == plies {
                 if seen.insert(position) {
-                    found.push(moves);
+                    found.push(Ballot { position, moves });
                 }
                 continue;
             }
