@@ -46,7 +46,10 @@ use error::Error;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     log::set_level(cli.global.level());
-    match run(cli.command) {
+    let result = run(cli.command);
+    // A signal's route may still be telling the person what it did: it finishes first.
+    damx_session::interrupt::settle();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => error.report(),
     }

@@ -53,6 +53,14 @@ pub fn route(to: impl Fn(Command) + Send + 'static) -> io::Result<()> {
         .map_err(io::Error::other)
 }
 
+/// Waits until the route has finished with a signal it is handling, then drops it, so that no
+/// later signal reaches it. A program calls this before it exits: the route runs on the
+/// handler's thread, and what it tells the person after stopping the session (which lets the
+/// program end) would otherwise be cut off by the exit.
+pub fn settle() {
+    ROUTE.lock().unwrap_or_else(PoisonError::into_inner).take();
+}
+
 /// Hands SIGINT, SIGTERM and SIGHUP to [`signalled`] on a thread of their own.
 #[cfg(unix)]
 fn install() -> io::Result<()> {
