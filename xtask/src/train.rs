@@ -81,17 +81,21 @@ the pattern evaluation's training pipeline (see README,
     the region weights at START's and fits the rest alone (the globals, or the hand
     corrections); ANCHOR (default 0) adds a penalty of ANCHOR times the squared distance of
     every region and correction weight from its start value, so that a fit from fitted
-    weights on fewer or other games refines them instead of forgetting them";
+    weights on fewer or other games refines them instead of forgetting them
+  scale: WEIGHTS (a .dxw file, or builtin) with every region weight times FACTOR, rounded,
+    into OUT (.dxw); the globals and the base stay: a test of whether the fitted scale is the
+    one the search plays best with";
 
 pub(crate) const ARGS: &str = "games [--games N] [--nodes N] [--seed N] [--shard I/N] [--dir DIR] [--weights W] \
                                [--random-plies N] [--threads N] | positions --out FILE [--min-ply N] [--label-nodes N] [--weights W] [--threads N] [--deviations N] GAMES-FILE... | \
                                fit --out FILE.dxw [--epochs N] [--batch N] [--lr X] [--decay X] [--shuffle epoch|once] [--l2 X] [--validation X] \
                                [--seed N] [--start S] [--base zero|hand] [--threads N] [--model M] [--lambda X] [--fixed regions] [--anchor X] POSITIONS-FILE... | \
-                               endings --out FILE [--pieces N] [--min-pieces N] [--decided DIR] [--band LOW,HIGH [--nodes N] [--weights W] [--threads N]] GAMES-FILE...";
+                               endings --out FILE [--pieces N] [--min-pieces N] [--decided DIR] [--band LOW,HIGH [--nodes N] [--weights W] [--threads N]] GAMES-FILE... | \
+                               scale --out FILE.dxw --factor X WEIGHTS";
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let Some(stage) = args.first() else {
-        bail!("say which stage: games, positions, fit or endings");
+        bail!("say which stage: games, positions, fit, endings or scale");
     };
     let rest = &args[1..];
     match stage.as_str() {
@@ -99,7 +103,8 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         "positions" => positions(rest),
         "fit" => fit(rest),
         "endings" => endings(rest),
-        other => bail!("unknown stage `{other}` (games, positions, fit, endings)"),
+        "scale" => scale(rest),
+        other => bail!("unknown stage `{other}` (games, positions, fit, endings, scale)"),
     }
 }
 
@@ -1573,6 +1578,48 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
     })
 }
 
+/// `scale`: the weights of one file with every region weight multiplied by `--factor`.
+fn scale(args: &[String]) -> anyhow::Result<()> {
+    let options = Options::parse(args, &["out", "factor"])?;
+    let out = PathBuf::from(options.get("out").context("scale needs --out FILE.dxw")?);
+    let factor: f64 = options
+        .get("factor")
+        .context("scale needs --factor X")?
+        .parse()
+        .ok()
+        .filter(|factor: &f64| factor.is_finite() && *factor >= 0.0)
+        .context("--factor wants a number, 0 or more")?;
+    let [input] = options.files.as_slice() else {
+        bail!("scale wants one weights file (or builtin)");
+    };
+    let weights = match input.to_str() {
+        Some("builtin") => (*PatternWeights::builtin()).clone(),
+        _ => PatternWeights::load(input).with_context(|| format!("in {}", input.display()))?,
+    };
+    let scaled = scaled_weights(&weights, factor)?;
+    write_atomically(&out, &scaled.to_bytes())?;
+    println!(
+        "scale: {} times {factor} into {}",
+        input.display(),
+        out.display()
+    );
+    Ok(())
+}
+
+/// `weights` with every region weight times `factor`, rounded and kept within the weights'
+/// range; the globals and the base unchanged.
+fn scaled_weights(weights: &PatternWeights, factor: f64) -> anyhow::Result<PatternWeights> {
+    let times = |w: i16| (f64::from(w) * factor).round().clamp(-30000.0, 30000.0) as i16;
+    let tables = weights
+        .tables()
+        .iter()
+        .map(|&[opening, ending]| [times(opening), times(ending)])
+        .collect();
+    Ok(PatternWeights::from_parts(*weights.globals(), tables)
+        .context("weights shape")?
+        .on_base(weights.base()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1881,6 +1928,24 @@ mod tests {
         assert!(free > 0.0, "the free fit moved nothing");
         assert!(anchored < free, "anchored {anchored} against free {free}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `scale` multiplies the region weights alone: by 1 the built-in weights come back
+    /// byte for byte; by a half every region weight is halved (rounded half away from zero),
+    /// and the globals and the base are those of the input.
+    #[test]
+    fn scaling_touches_the_region_weights_alone() {
+        let builtin = PatternWeights::builtin();
+        let same = scaled_weights(&builtin, 1.0).unwrap();
+        assert_eq!(same.to_bytes(), builtin.to_bytes());
+        let half = scaled_weights(&builtin, 0.5).unwrap();
+        assert_eq!(half.base(), builtin.base());
+        assert_eq!(half.globals(), builtin.globals());
+        let halved = |w: i16| (f64::from(w) / 2.0).round() as i16;
+        assert!(builtin.tables().iter().any(|&[o, _]| o.abs() > 1));
+        for (scaled, original) in half.tables().iter().zip(builtin.tables()) {
+            assert_eq!(*scaled, [halved(original[0]), halved(original[1])]);
+        }
     }
 
     /// Shards of one run play disjoint games.
