@@ -1286,7 +1286,6 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
         Base::Hand => "zero",
     });
     let start_weights = match start_name {
-        "builtin" => (*PatternWeights::builtin()).clone(),
         "zero" => {
             let mut globals = [[0i16; 2]; GLOBAL_COUNT];
             globals[0] = [100, 100];
@@ -1294,7 +1293,7 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
             PatternWeights::from_parts(globals, vec![[0, 0]; REGIONS * REGION_SIZE])
                 .context("weights shape")?
         }
-        path => PatternWeights::load(Path::new(path)).with_context(|| format!("in {path}"))?,
+        name => weights_named(name)?,
     };
     let pool = thread_pool(threads)?;
     let command = format!("cargo xtask train fit {}", args.join(" "));
@@ -1582,21 +1581,15 @@ fn fit(args: &[String]) -> anyhow::Result<()> {
 fn scale(args: &[String]) -> anyhow::Result<()> {
     let options = Options::parse(args, &["out", "factor"])?;
     let out = PathBuf::from(options.get("out").context("scale needs --out FILE.dxw")?);
-    let factor: f64 = options
-        .get("factor")
-        .context("scale needs --factor X")?
-        .parse()
-        .ok()
-        .filter(|factor: &f64| factor.is_finite() && *factor >= 0.0)
-        .context("--factor wants a number, 0 or more")?;
+    let factor: f64 = options.number("factor", f64::NAN)?;
+    ensure!(
+        factor.is_finite() && factor >= 0.0,
+        "scale needs --factor X, a number 0 or more"
+    );
     let [input] = options.files.as_slice() else {
         bail!("scale wants one weights file (or builtin)");
     };
-    let weights = match input.to_str() {
-        Some("builtin") => (*PatternWeights::builtin()).clone(),
-        _ => PatternWeights::load(input).with_context(|| format!("in {}", input.display()))?,
-    };
-    let scaled = scaled_weights(&weights, factor)?;
+    let scaled = scaled_weights(&weights_named(&input.to_string_lossy())?, factor)?;
     write_atomically(&out, &scaled.to_bytes())?;
     println!(
         "scale: {} times {factor} into {}",
@@ -1604,6 +1597,14 @@ fn scale(args: &[String]) -> anyhow::Result<()> {
         out.display()
     );
     Ok(())
+}
+
+/// The built-in weights (`builtin`) or those of the file `name`.
+fn weights_named(name: &str) -> anyhow::Result<PatternWeights> {
+    match name {
+        "builtin" => Ok((*PatternWeights::builtin()).clone()),
+        path => PatternWeights::load(Path::new(path)).with_context(|| format!("in {path}")),
+    }
 }
 
 /// `weights` with every region weight times `factor`, rounded and kept within the weights'
