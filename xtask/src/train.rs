@@ -3,8 +3,9 @@
 //! many machines.
 //!
 //! - `games`: self-play at a fixed node count from the built-in ballots with a few random
-//!   plies, every game played to its end by the rules (no adjudication), one text line per
-//!   game. Shard `I/N` plays the games whose global number is `I + N * k`, so shards of one
+//!   plies, every game played to its end by the rules, or with `--egdb` until it reaches a
+//!   position the endgame databases hold (their value is the result: what best play from
+//!   there gives, where a search would have to play it out), one text line per game. Shard `I/N` plays the games whose global number is `I + N * k`, so shards of one
 //!   run have disjoint seeds and openings and write one file each; a file is resumed where
 //!   it stopped (its header must match the settings).
 //! - `positions`: every quiet position of those games (no capture for the side to move: the
@@ -29,6 +30,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
+use damx_engine::egdb::{Egdb, Wdl};
 use damx_engine::eval::{FEATURE_COUNT, Features, MAN, feature_names};
 use damx_engine::gauntlet::Rng;
 use damx_engine::openings;
@@ -36,7 +38,7 @@ use damx_engine::pattern::{
     Base, GLOBAL_COUNT, PatternWeights, Pieces, REGION_SIZE, REGIONS, Terms, global_names,
 };
 use damx_engine::{Engine, EngineOptions, EvalParams, Limits, StopSignal};
-use damx_rules::{Bitboard, Color, Outcome, Position, Square};
+use damx_rules::{Bitboard, Color, Game, Outcome, Position, Square};
 use rayon::prelude::*;
 
 use crate::players;
@@ -48,7 +50,9 @@ the pattern evaluation's training pipeline (see README,
     WEIGHTS (default tuned; hand, pattern or a .dxw file), from the ballots plus up to
     RANDOM-PLIES (default 4) random plies; GAMES games (default 1000) for shard I/N (default
     0/1) into DIR/games-SEED-I-of-N.txt (DIR default train/); resumable; THREADS games at once
-    (default: every core)
+    (default: every core); with EGDB (a database directory or `default`) the players search
+    with the endgame databases and a game ends where it reaches a position they hold, with
+    its database value as the result
   positions: the quiet positions of GAMES-FILEs labelled with each game's result, deduplicated,
     into OUT (a compact binary file); plies before MIN-PLY (default 6) are skipped; with
     LABEL-NODES each position is also searched to that many nodes with WEIGHTS (default tuned)
@@ -87,7 +91,7 @@ the pattern evaluation's training pipeline (see README,
     one the search plays best with";
 
 pub(crate) const ARGS: &str = "games [--games N] [--nodes N] [--seed N] [--shard I/N] [--dir DIR] [--weights W] \
-                               [--random-plies N] [--threads N] | positions --out FILE [--min-ply N] [--label-nodes N] [--weights W] [--threads N] [--deviations N] GAMES-FILE... | \
+                               [--random-plies N] [--threads N] [--egdb DIR] | positions --out FILE [--min-ply N] [--label-nodes N] [--weights W] [--threads N] [--deviations N] GAMES-FILE... | \
                                fit --out FILE.dxw [--epochs N] [--batch N] [--lr X] [--decay X] [--shuffle epoch|once] [--l2 X] [--validation X] \
                                [--seed N] [--start S] [--base zero|hand] [--threads N] [--model M] [--lambda X] [--fixed regions] [--anchor X] POSITIONS-FILE... | \
                                endings --out FILE [--pieces N] [--min-pieces N] [--decided DIR] [--band LOW,HIGH [--nodes N] [--weights W] [--threads N]] GAMES-FILE... | \
@@ -193,6 +197,7 @@ fn play_one(
     seed: u64,
     nodes: u64,
     random_plies: usize,
+    egdb: Option<&Egdb>,
 ) -> anyhow::Result<(String, usize)> {
     let ballots = openings::ballots();
     let mut rng = Rng::new(seed);
@@ -207,19 +212,39 @@ fn play_one(
         game.play(moves[rng.below(moves.len())]);
     }
     let start = *game.position();
+    let (result, moves) = play_out(engine, game, nodes, egdb, seed)?;
+    let plies = moves.len();
+    Ok((
+        format!("{result}\t{plies}\t{}\t{}", start.to_fen(), moves.join(" ")),
+        plies,
+    ))
+}
+
+/// Plays `game` on at `nodes` nodes a move until the rules end it or, with `egdb`, until it
+/// reaches a position the databases hold; returns the result and the moves played.
+fn play_out(
+    engine: &mut Engine,
+    mut game: Game,
+    nodes: u64,
+    egdb: Option<&Egdb>,
+    seed: u64,
+) -> anyhow::Result<(&'static str, Vec<String>)> {
     let mut moves = Vec::new();
     engine.new_game();
     let stop = StopSignal::new();
     let limits = Limits::nodes(nodes);
-    let outcome = loop {
+    let result = loop {
         if let Some(outcome) = game.outcome() {
-            break outcome;
+            break result_text(&outcome);
+        }
+        let position = *game.position();
+        if let Some(value) = egdb.and_then(|egdb| egdb.value(&position)) {
+            break database_result(value.wdl, position.side_to_move());
         }
         ensure!(
             moves.len() < MAX_GAME_PLIES,
             "game seeded {seed} passed {MAX_GAME_PLIES} plies"
         );
-        let position = *game.position();
         let result = engine.search(&game, &limits, &stop, &mut |_| {});
         let mv = result
             .best_move
@@ -227,16 +252,17 @@ fn play_one(
         moves.push(position.move_text(&mv));
         game.play(mv);
     };
-    let plies = moves.len();
-    Ok((
-        format!(
-            "{}\t{plies}\t{}\t{}",
-            result_text(&outcome),
-            start.to_fen(),
-            moves.join(" ")
-        ),
-        plies,
-    ))
+    Ok((result, moves))
+}
+
+/// The result of a game that reached a database position of value `wdl` for `to_move`: the
+/// game-theoretic result with best play from there, as a game played on would end.
+fn database_result(wdl: Wdl, to_move: Color) -> &'static str {
+    match (wdl, to_move) {
+        (Wdl::Draw, _) => "1-1",
+        (Wdl::Win, Color::White) | (Wdl::Loss, Color::Black) => "2-0",
+        (Wdl::Win, Color::Black) | (Wdl::Loss, Color::White) => "0-2",
+    }
 }
 
 /// `games`: self-play to the end, one shard.
@@ -252,6 +278,7 @@ fn games(args: &[String]) -> anyhow::Result<()> {
             "weights",
             "random-plies",
             "threads",
+            "egdb",
         ],
     )?;
     ensure!(options.files.is_empty(), "games takes no files");
@@ -262,6 +289,7 @@ fn games(args: &[String]) -> anyhow::Result<()> {
     let threads: usize = options.number("threads", 0)?;
     let weights_name = options.get("weights").unwrap_or("tuned");
     let eval = players::weights(weights_name)?;
+    let egdb = options.get("egdb").map(players::databases).transpose()?;
     let (shard, shards) = match options.get("shard") {
         None => (0u64, 1u64),
         Some(text) => {
@@ -277,8 +305,12 @@ fn games(args: &[String]) -> anyhow::Result<()> {
     let dir = PathBuf::from(options.get("dir").unwrap_or("train"));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join(format!("games-{seed}-{shard}-of-{shards}.txt"));
+    // Older files, played without databases, keep their header.
+    let databases = options
+        .get("egdb")
+        .map_or(String::new(), |name| format!(" egdb={name}"));
     let header = format!(
-        "# damx train games v1 seed={seed} shard={shard}/{shards} nodes={nodes} weights={weights_name} random-plies={random_plies}"
+        "# damx train games v1 seed={seed} shard={shard}/{shards} nodes={nodes} weights={weights_name} random-plies={random_plies}{databases}"
     );
     let done = resume(&path, &header)?;
     let todo: Vec<usize> = (0..games).filter(|k| !done.contains(k)).collect();
@@ -312,12 +344,13 @@ fn games(args: &[String]) -> anyhow::Result<()> {
                 Engine::new(EngineOptions {
                     hash_mb: 8,
                     eval: eval.clone(),
+                    egdb: egdb.clone(),
                     ..EngineOptions::default()
                 })
             },
             |engine, &k| -> anyhow::Result<()> {
                 let global = shard + shards * k as u64;
-                let (line, plies) = play_one(engine, mix(seed, global), nodes, random_plies)?;
+                let (line, plies) = play_one(engine, mix(seed, global), nodes, random_plies, egdb.as_deref())?;
                 {
                     let mut writer = writer.lock().unwrap_or_else(|e| e.into_inner());
                     writeln!(writer, "{k}\t{line}")?;
@@ -1624,7 +1657,6 @@ fn scaled_weights(weights: &PatternWeights, factor: f64) -> anyhow::Result<Patte
 #[cfg(test)]
 mod tests {
     use super::*;
-    use damx_rules::Game;
 
     /// A record survives the compact encoding.
     #[test]
@@ -1814,7 +1846,7 @@ mod tests {
         let games = dir.join("games.txt");
         let mut text = "# games\n".to_owned();
         for (k, &seed) in seeds.iter().enumerate() {
-            let (line, _) = play_one(&mut engine, seed, 200, 4).unwrap();
+            let (line, _) = play_one(&mut engine, seed, 200, 4, None).unwrap();
             text.push_str(&format!("{k}\t{line}\n"));
         }
         std::fs::write(&games, &text).unwrap();
@@ -2047,7 +2079,7 @@ mod tests {
     #[test]
     fn a_game_is_played_to_the_end() {
         let mut engine = small_engine();
-        let (line, plies) = play_one(&mut engine, 7, 200, 4).unwrap();
+        let (line, plies) = play_one(&mut engine, 7, 200, 4, None).unwrap();
         let fields: Vec<&str> = line.split('\t').collect();
         assert_eq!(fields.len(), 4);
         let mut game = Game::new(Position::from_fen(fields[2]).unwrap());
@@ -2058,5 +2090,45 @@ mod tests {
         assert_eq!(fields[3].split_whitespace().count(), plies);
         let outcome = game.outcome().expect("the game is over");
         assert_eq!(result_text(&outcome), fields[0]);
+    }
+
+    /// With databases a game ends where it reaches a position they hold, with that position's
+    /// value as the result; a game that starts outside them is played into them.
+    #[test]
+    fn a_game_ends_in_the_databases() {
+        let dir = std::env::temp_dir().join(format!("damx-train-egdb-{}", std::process::id()));
+        let options = damx_engine::egdb::BuildOptions {
+            dir: dir.clone(),
+            pieces: 3,
+            memory_limit: None,
+        };
+        damx_engine::egdb::build(&options, &|_| {}).unwrap();
+        let egdb = Egdb::open(&dir).unwrap();
+        let mut engine = small_engine();
+
+        // Two kings against one, White to move: in the databases, so no move is played.
+        let held = Position::from_fen("W:WK1,K2:BK50").unwrap();
+        let value = egdb.value(&held).unwrap();
+        let (result, moves) = play_out(&mut engine, Game::new(held), 200, Some(&egdb), 1).unwrap();
+        assert!(moves.is_empty());
+        assert_eq!(result, database_result(value.wdl, Color::White));
+        assert_eq!(result, "1-1");
+
+        // Four pieces, no capture pending: played until the databases hold the position (here
+        // one where a capture into three pieces is pending), then judged by them.
+        let outside = Position::from_fen("W:W46,47:B36,37").unwrap();
+        assert!(egdb.value(&outside).is_none());
+        let (result, moves) =
+            play_out(&mut engine, Game::new(outside), 200, Some(&egdb), 1).unwrap();
+        let mut game = Game::new(outside);
+        for word in &moves {
+            let mv = game.position().parse_move(word).unwrap();
+            game.play(mv);
+        }
+        let end = *game.position();
+        assert!(!moves.is_empty() && end.occupied().count() <= 4);
+        let value = egdb.value(&end).expect("the last position is held");
+        assert_eq!(result, database_result(value.wdl, end.side_to_move()));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
