@@ -3,9 +3,9 @@
 //! many machines.
 //!
 //! - `games`: self-play at a fixed node count from the built-in ballots with a few random
-//!   plies, every game played to its end by the rules, or with `--egdb` until it reaches a
-//!   position the endgame databases hold (their value is the result: what best play from
-//!   there gives, where a search would have to play it out), one text line per game. Shard `I/N` plays the games whose global number is `I + N * k`, so shards of one
+//!   plies, every game played to its end by the rules or, with `--egdb`, until it reaches a
+//!   position the endgame databases hold, whose value is then the result; one text line per
+//!   game. Shard `I/N` plays the games whose global number is `I + N * k`, so shards of one
 //!   run have disjoint seeds and openings and write one file each; a file is resumed where
 //!   it stopped (its header must match the settings).
 //! - `positions`: every quiet position of those games (no capture for the side to move: the
