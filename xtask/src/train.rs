@@ -3,9 +3,9 @@
 //! many machines.
 //!
 //! - `games`: self-play at a fixed node count from the built-in ballots with a few random
-//!   plies, every game played to its end by the rules or, with `--egdb`, until it reaches a
-//!   position the endgame databases hold, whose value is then the result; one text line per
-//!   game. Shard `I/N` plays the games whose global number is `I + N * k`, so shards of one
+//!   plies, every game played to its end by the rules or, with `--egdb`, until the referee's
+//!   judge by the endgame databases gives its result (a quiet position they hold, a win only
+//!   where the draw rules' counts cannot stop it); one text line per game. Shard `I/N` plays the games whose global number is `I + N * k`, so shards of one
 //!   run have disjoint seeds and openings and write one file each; a file is resumed where
 //!   it stopped (its header must match the settings).
 //! - `positions`: every quiet position of those games (no capture for the side to move: the
@@ -30,7 +30,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
-use damx_engine::egdb::{Egdb, Wdl};
 use damx_engine::eval::{FEATURE_COUNT, Features, MAN, feature_names};
 use damx_engine::gauntlet::Rng;
 use damx_engine::openings;
@@ -38,7 +37,8 @@ use damx_engine::pattern::{
     Base, GLOBAL_COUNT, PatternWeights, Pieces, REGION_SIZE, REGIONS, Terms, global_names,
 };
 use damx_engine::{Engine, EngineOptions, EvalParams, Limits, StopSignal};
-use damx_rules::{Bitboard, Color, Game, Outcome, Position, Square};
+use damx_rules::{Bitboard, Color, Game, GameResult, Position, Square};
+use damx_session::referee::{AdjudicationMethod, Judge};
 use rayon::prelude::*;
 
 use crate::players;
@@ -51,8 +51,9 @@ the pattern evaluation's training pipeline (see README,
     RANDOM-PLIES (default 4) random plies; GAMES games (default 1000) for shard I/N (default
     0/1) into DIR/games-SEED-I-of-N.txt (DIR default train/); resumable; THREADS games at once
     (default: every core); with EGDB (a database directory or `default`) the players search
-    with the endgame databases and a game ends where it reaches a position they hold, with
-    its database value as the result
+    with the endgame databases and a game ends where they judge it as `damx match
+    --adjudicate egdb` does (a quiet position they hold; a win only where the draw rules'
+    counts cannot stop it)
   positions: the quiet positions of GAMES-FILEs labelled with each game's result, deduplicated,
     into OUT (a compact binary file); plies before MIN-PLY (default 6) are skipped; with
     LABEL-NODES each position is also searched to that many nodes with WEIGHTS (default tuned)
@@ -173,21 +174,6 @@ fn mix(seed: u64, number: u64) -> u64 {
     Rng::new(seed ^ number.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64()
 }
 
-/// White's result in a games file: `2-0`, `1-1` or `0-2`.
-fn result_text(outcome: &Outcome) -> &'static str {
-    match outcome {
-        Outcome::Win {
-            winner: Color::White,
-            ..
-        } => "2-0",
-        Outcome::Win {
-            winner: Color::Black,
-            ..
-        } => "0-2",
-        Outcome::Draw(_) => "1-1",
-    }
-}
-
 /// A game longer than this is a bug in the rules' draw counting, not a game.
 const MAX_GAME_PLIES: usize = 5000;
 
@@ -197,7 +183,7 @@ fn play_one(
     seed: u64,
     nodes: u64,
     random_plies: usize,
-    egdb: Option<&Egdb>,
+    judge: Option<&Judge>,
 ) -> anyhow::Result<(String, usize)> {
     let ballots = openings::ballots();
     let mut rng = Rng::new(seed);
@@ -212,35 +198,41 @@ fn play_one(
         game.play(moves[rng.below(moves.len())]);
     }
     let start = *game.position();
-    let (result, moves) = play_out(engine, game, nodes, egdb, seed)?;
+    let (result, moves) = play_out(engine, game, nodes, judge, seed)?;
     let plies = moves.len();
     Ok((
-        format!("{result}\t{plies}\t{}\t{}", start.to_fen(), moves.join(" ")),
+        format!(
+            "{}\t{plies}\t{}\t{}",
+            result.as_str(),
+            start.to_fen(),
+            moves.join(" ")
+        ),
         plies,
     ))
 }
 
-/// Plays `game` on at `nodes` nodes a move until the rules end it or, with `egdb`, until it
-/// reaches a position the databases hold; returns the result and the moves played.
+/// Plays `game` on at `nodes` nodes a move until the rules end it or, with `judge` (a
+/// referee's judge by the endgame databases), until the judge gives the result; returns the
+/// result and the moves played.
 fn play_out(
     engine: &mut Engine,
     mut game: Game,
     nodes: u64,
-    egdb: Option<&Egdb>,
+    judge: Option<&Judge>,
     seed: u64,
-) -> anyhow::Result<(&'static str, Vec<String>)> {
+) -> anyhow::Result<(GameResult, Vec<String>)> {
     let mut moves = Vec::new();
     engine.new_game();
     let stop = StopSignal::new();
     let limits = Limits::nodes(nodes);
     let result = loop {
         if let Some(outcome) = game.outcome() {
-            break result_text(&outcome);
+            break GameResult::from_outcome(Some(outcome));
+        }
+        if let Some((result, _)) = judge.and_then(|judge| judge.database(&game)) {
+            break result;
         }
         let position = *game.position();
-        if let Some(value) = egdb.and_then(|egdb| egdb.value(&position)) {
-            break database_result(value.wdl, position.side_to_move());
-        }
         ensure!(
             moves.len() < MAX_GAME_PLIES,
             "game seeded {seed} passed {MAX_GAME_PLIES} plies"
@@ -253,16 +245,6 @@ fn play_out(
         game.play(mv);
     };
     Ok((result, moves))
-}
-
-/// The result of a game that reached a database position of value `wdl` for `to_move`: the
-/// game-theoretic result with best play from there, as a game played on would end.
-fn database_result(wdl: Wdl, to_move: Color) -> &'static str {
-    match (wdl, to_move) {
-        (Wdl::Draw, _) => "1-1",
-        (Wdl::Win, Color::White) | (Wdl::Loss, Color::Black) => "2-0",
-        (Wdl::Win, Color::Black) | (Wdl::Loss, Color::White) => "0-2",
-    }
 }
 
 /// `games`: self-play to the end, one shard.
@@ -290,6 +272,15 @@ fn games(args: &[String]) -> anyhow::Result<()> {
     let weights_name = options.get("weights").unwrap_or("tuned");
     let eval = players::weights(weights_name)?;
     let egdb = options.get("egdb").map(players::databases).transpose()?;
+    // The referee's judgement by the databases: it leaves a win to the game where the draw
+    // rules' counts could still make it a draw.
+    let judge = egdb.clone().map(|egdb| {
+        Judge::new(AdjudicationMethod::Egdb {
+            egdb,
+            depth: 0,
+            threshold: 0,
+        })
+    });
     let (shard, shards) = match options.get("shard") {
         None => (0u64, 1u64),
         Some(text) => {
@@ -350,7 +341,7 @@ fn games(args: &[String]) -> anyhow::Result<()> {
             },
             |engine, &k| -> anyhow::Result<()> {
                 let global = shard + shards * k as u64;
-                let (line, plies) = play_one(engine, mix(seed, global), nodes, random_plies, egdb.as_deref())?;
+                let (line, plies) = play_one(engine, mix(seed, global), nodes, random_plies, judge.as_ref())?;
                 {
                     let mut writer = writer.lock().unwrap_or_else(|e| e.into_inner());
                     writeln!(writer, "{k}\t{line}")?;
@@ -1657,6 +1648,7 @@ fn scaled_weights(weights: &PatternWeights, factor: f64) -> anyhow::Result<Patte
 #[cfg(test)]
 mod tests {
     use super::*;
+    use damx_engine::egdb::Egdb;
 
     /// A record survives the compact encoding.
     #[test]
@@ -2089,11 +2081,11 @@ mod tests {
         }
         assert_eq!(fields[3].split_whitespace().count(), plies);
         let outcome = game.outcome().expect("the game is over");
-        assert_eq!(result_text(&outcome), fields[0]);
+        assert_eq!(GameResult::from_outcome(Some(outcome)).as_str(), fields[0]);
     }
 
-    /// With databases a game ends where it reaches a position they hold, with that position's
-    /// value as the result; a game that starts outside them is played into them.
+    /// With databases a game ends where the referee's judge by them gives a result; a game
+    /// that starts outside them is played into them.
     #[test]
     fn a_game_ends_in_the_databases() {
         let dir = std::env::temp_dir().join(format!("damx-train-egdb-{}", std::process::id()));
@@ -2104,31 +2096,42 @@ mod tests {
         };
         damx_engine::egdb::build(&options, &|_| {}).unwrap();
         let egdb = Egdb::open(&dir).unwrap();
+        let judge = Judge::new(AdjudicationMethod::Egdb {
+            egdb: damx_engine::egdb::SharedEgdb::new(Egdb::open(&dir).unwrap()),
+            depth: 0,
+            threshold: 0,
+        });
         let mut engine = small_engine();
 
-        // Two kings against one, White to move: in the databases, so no move is played.
+        // Two kings against one, White to move: a draw in the databases, so no move is played.
         let held = Position::from_fen("W:WK1,K2:BK50").unwrap();
-        let value = egdb.value(&held).unwrap();
-        let (result, moves) = play_out(&mut engine, Game::new(held), 200, Some(&egdb), 1).unwrap();
+        assert_eq!(egdb.probe(&held), Some(damx_engine::egdb::Wdl::Draw));
+        let (result, moves) = play_out(&mut engine, Game::new(held), 200, Some(&judge), 1).unwrap();
         assert!(moves.is_empty());
-        assert_eq!(result, database_result(value.wdl, Color::White));
-        assert_eq!(result, "1-1");
+        assert_eq!(result, GameResult::Draw);
 
-        // Four pieces, no capture pending: played until the databases hold the position (here
-        // one where a capture into three pieces is pending), then judged by them.
+        // Four men, no capture pending: played until the databases hold a quiet position,
+        // whose value is the result.
         let outside = Position::from_fen("W:W46,47:B36,37").unwrap();
         assert!(egdb.value(&outside).is_none());
         let (result, moves) =
-            play_out(&mut engine, Game::new(outside), 200, Some(&egdb), 1).unwrap();
+            play_out(&mut engine, Game::new(outside), 200, Some(&judge), 1).unwrap();
         let mut game = Game::new(outside);
         for word in &moves {
             let mv = game.position().parse_move(word).unwrap();
             game.play(mv);
         }
         let end = *game.position();
-        assert!(!moves.is_empty() && end.occupied().count() <= 4);
-        let value = egdb.value(&end).expect("the last position is held");
-        assert_eq!(result, database_result(value.wdl, end.side_to_move()));
+        assert!(!moves.is_empty() && end.occupied().count() <= 3);
+        let value = egdb.probe(&end).expect("the last position is held");
+        let side = end.side_to_move();
+        let expected = match value {
+            damx_engine::egdb::Wdl::Draw => GameResult::Draw,
+            damx_engine::egdb::Wdl::Win if side == Color::White => GameResult::WhiteWins,
+            damx_engine::egdb::Wdl::Loss if side == Color::Black => GameResult::WhiteWins,
+            _ => GameResult::BlackWins,
+        };
+        assert_eq!(result, expected);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
