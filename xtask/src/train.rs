@@ -89,18 +89,25 @@ the pattern evaluation's training pipeline (see README,
     weights on fewer or other games refines them instead of forgetting them
   scale: WEIGHTS (a .dxw file, or builtin) with every region weight times FACTOR, rounded,
     into OUT (.dxw); the globals and the base stay: a test of whether the fitted scale is the
-    one the search plays best with";
+    one the search plays best with
+  calibrate: how sure the evaluation with WEIGHTS (default pattern: the engine's) is of the
+    results of POSITIONS-FILEs, by material: the positions grouped by which side has kings
+    and by how many men the side the evaluation favours is ahead, and for each group the
+    scale k that fits its results best as a multiple of the one that fits all positions
+    (below 1: the evaluation is too sure there, as in drawish endings; above 1: not sure
+    enough), with the loss at both";
 
 pub(crate) const ARGS: &str = "games [--games N] [--nodes N] [--seed N] [--shard I/N] [--dir DIR] [--weights W] \
                                [--random-plies N] [--threads N] [--egdb DIR] | positions --out FILE [--min-ply N] [--label-nodes N] [--weights W] [--threads N] [--deviations N] GAMES-FILE... | \
                                fit --out FILE.dxw [--epochs N] [--batch N] [--lr X] [--decay X] [--shuffle epoch|once] [--l2 X] [--validation X] \
                                [--seed N] [--start S] [--base zero|hand] [--threads N] [--model M] [--lambda X] [--fixed regions] [--anchor X] POSITIONS-FILE... | \
                                endings --out FILE [--pieces N] [--min-pieces N] [--decided DIR] [--band LOW,HIGH [--nodes N] [--weights W] [--threads N]] GAMES-FILE... | \
-                               scale --out FILE.dxw --factor X WEIGHTS";
+                               scale --out FILE.dxw --factor X WEIGHTS | \
+                               calibrate [--weights W] [--threads N] POSITIONS-FILE...";
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let Some(stage) = args.first() else {
-        bail!("say which stage: games, positions, fit, endings or scale");
+        bail!("say which stage: games, positions, fit, endings, scale or calibrate");
     };
     let rest = &args[1..];
     match stage.as_str() {
@@ -109,7 +116,10 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         "fit" => fit(rest),
         "endings" => endings(rest),
         "scale" => scale(rest),
-        other => bail!("unknown stage `{other}` (games, positions, fit, endings, scale)"),
+        "calibrate" => calibrate(rest),
+        other => {
+            bail!("unknown stage `{other}` (games, positions, fit, endings, scale, calibrate)")
+        }
     }
 }
 
@@ -1623,6 +1633,137 @@ fn scale(args: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `calibrate`: the evaluation's confidence against the results, by material (see [`ABOUT`]).
+fn calibrate(args: &[String]) -> anyhow::Result<()> {
+    let options = Options::parse(args, &["weights", "threads"])?;
+    ensure!(
+        !options.files.is_empty(),
+        "calibrate wants one or more positions files"
+    );
+    let params = players::weights(options.get("weights").unwrap_or("pattern"))?;
+    let pool = thread_pool(options.number("threads", 0)?)?;
+    let mut samples = Vec::new();
+    for file in &options.files {
+        samples.extend(read_positions(file)?.into_iter().filter(|l| l.result <= 2));
+    }
+    let rows: Vec<(MaterialClass, f32, f32)> = pool.install(|| {
+        samples
+            .par_iter()
+            .filter_map(|labelled| {
+                let position = position_of(&labelled.pieces)?;
+                let score = damx_engine::evaluate_with(&position, &params).value() as f32;
+                let white = match labelled.pieces.side_to_move {
+                    Color::White => score,
+                    Color::Black => -score,
+                };
+                let class = MaterialClass::of(&labelled.pieces, white >= 0.0);
+                Some((class, white, f32::from(labelled.result) / 2.0))
+            })
+            .collect()
+    });
+    let all: Vec<(f32, f32)> = rows.iter().map(|&(_, x, y)| (x, y)).collect();
+    let (k, loss) = best_scale(&all);
+    println!(
+        "calibrate: {} positions, k = {k:.6}, loss {loss:.6}",
+        all.len()
+    );
+    println!(
+        "{:<34} {:>5} {:>9} {:>8} {:>7} {:>9} {:>9}",
+        "kings", "men", "positions", "|score|", "k ratio", "loss", "own k"
+    );
+    let mut classes: Vec<MaterialClass> = rows.iter().map(|row| row.0).collect();
+    classes.sort_unstable();
+    classes.dedup();
+    for class in classes {
+        let pairs: Vec<(f32, f32)> = rows
+            .iter()
+            .filter(|row| row.0 == class)
+            .map(|&(_, x, y)| (x, y))
+            .collect();
+        if pairs.len() < 1000 {
+            continue;
+        }
+        let n = pairs.len() as f64;
+        let at_global = pairs
+            .iter()
+            .map(|&(x, y)| cross_entropy(k * x, y))
+            .sum::<f64>()
+            / n;
+        let (own, at_own) = best_scale(&pairs);
+        let mean = pairs.iter().map(|&(x, _)| f64::from(x.abs())).sum::<f64>() / n;
+        println!(
+            "{:<34} {:>+5} {:>9} {:>8.1} {:>7.2} {:>9.6} {:>9.6}",
+            class.kings.describe(),
+            class.men,
+            pairs.len(),
+            mean,
+            own / k,
+            at_global,
+            at_own
+        );
+    }
+    Ok(())
+}
+
+/// A position's material as [`calibrate`] groups it, from the side the evaluation favours.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct MaterialClass {
+    kings: Kings,
+    /// The favoured side's men minus the other's, within -3..=3.
+    men: i32,
+}
+
+/// Which side has kings, from the side the evaluation favours.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kings {
+    Neither,
+    Favoured,
+    Other,
+    BothEqual,
+    BothFavouredMore,
+    BothOtherMore,
+}
+
+impl Kings {
+    fn describe(self) -> &'static str {
+        match self {
+            Kings::Neither => "none",
+            Kings::Favoured => "the favoured side only",
+            Kings::Other => "the other side only",
+            Kings::BothEqual => "both, as many",
+            Kings::BothFavouredMore => "both, more for the favoured side",
+            Kings::BothOtherMore => "both, more for the other side",
+        }
+    }
+}
+
+impl MaterialClass {
+    fn of(pieces: &Pieces, white_favoured: bool) -> MaterialClass {
+        let count = |bits: u64| bits.count_ones() as i32;
+        let (white, black) = (
+            (count(pieces.white_men), count(pieces.white_kings)),
+            (count(pieces.black_men), count(pieces.black_kings)),
+        );
+        let ((men, kings), (other_men, other_kings)) = if white_favoured {
+            (white, black)
+        } else {
+            (black, white)
+        };
+        let kings = match (kings, other_kings) {
+            (0, 0) => Kings::Neither,
+            (_, 0) => Kings::Favoured,
+            (0, _) => Kings::Other,
+            (a, b) if a == b => Kings::BothEqual,
+            (a, b) if a > b => Kings::BothFavouredMore,
+            _ => Kings::BothOtherMore,
+        };
+        MaterialClass {
+            kings,
+            men: (men - other_men).clamp(-3, 3),
+        }
+    }
+}
+
 /// The built-in weights (`builtin`) or those of the file `name`.
 fn weights_named(name: &str) -> anyhow::Result<PatternWeights> {
     match name {
@@ -1649,6 +1790,23 @@ fn scaled_weights(weights: &PatternWeights, factor: f64) -> anyhow::Result<Patte
 mod tests {
     use super::*;
     use damx_engine::egdb::Egdb;
+
+    /// `calibrate` groups a position by the material of the side the evaluation favours:
+    /// which side has kings, and how many men that side is ahead.
+    #[test]
+    fn material_classes_are_seen_from_the_favoured_side() {
+        // White: four men and a king; Black: two men and two kings.
+        let position: Position = "W:W31,32,33,34,K46:B7,8,K5,K10".parse().unwrap();
+        let pieces = Pieces::of(&position);
+        let white = MaterialClass::of(&pieces, true);
+        assert!(white.kings == Kings::BothOtherMore && white.men == 2);
+        let black = MaterialClass::of(&pieces, false);
+        assert!(black.kings == Kings::BothFavouredMore && black.men == -2);
+        // Men only, White ten men up: the difference is clamped to three.
+        let position: Position = "W:W31,32,33,34,35,36,37,38,39,40,41:B5".parse().unwrap();
+        let class = MaterialClass::of(&Pieces::of(&position), true);
+        assert!(class.kings == Kings::Neither && class.men == 3);
+    }
 
     /// A record survives the compact encoding.
     #[test]
