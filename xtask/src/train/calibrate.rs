@@ -2,11 +2,10 @@
 
 use anyhow::ensure;
 use damx_engine::pattern::Pieces;
-use damx_rules::Color;
 use rayon::prelude::*;
 
 use super::fit::{best_scale, cross_entropy};
-use super::positions::{position_of, read_positions};
+use super::positions::{read_positions, white_score};
 use super::{Options, thread_pool};
 use crate::players;
 
@@ -23,40 +22,32 @@ pub(super) fn calibrate(args: &[String]) -> anyhow::Result<()> {
     for file in &options.files {
         samples.extend(read_positions(file)?.into_iter().filter(|l| l.result <= 2));
     }
-    let rows: Vec<(MaterialClass, f32, f32)> = pool.install(|| {
+    let mut rows: Vec<(MaterialClass, f32, f32)> = pool.install(|| {
         samples
             .par_iter()
             .filter_map(|labelled| {
-                let position = position_of(&labelled.pieces)?;
-                let score = damx_engine::evaluate_with(&position, &params).value() as f32;
-                let white = match labelled.pieces.side_to_move {
-                    Color::White => score,
-                    Color::Black => -score,
-                };
+                let white = white_score(&labelled.pieces, &params)?;
                 let class = MaterialClass::of(&labelled.pieces, white >= 0.0);
                 Some((class, white, f32::from(labelled.result) / 2.0))
             })
             .collect()
     });
-    let all: Vec<(f32, f32)> = rows.iter().map(|&(_, x, y)| (x, y)).collect();
-    let (k, loss) = best_scale(&all);
+    let pairs_of = |rows: &[(MaterialClass, f32, f32)]| -> Vec<(f32, f32)> {
+        rows.iter().map(|&(_, x, y)| (x, y)).collect()
+    };
+    let (k, loss) = best_scale(&pairs_of(&rows));
     println!(
         "calibrate: {} positions, k = {k:.6}, loss {loss:.6}",
-        all.len()
+        rows.len()
     );
     println!(
         "{:<34} {:>5} {:>9} {:>8} {:>7} {:>9} {:>9}",
         "kings", "men", "positions", "|score|", "k ratio", "loss", "own k"
     );
-    let mut classes: Vec<MaterialClass> = rows.iter().map(|row| row.0).collect();
-    classes.sort_unstable();
-    classes.dedup();
-    for class in classes {
-        let pairs: Vec<(f32, f32)> = rows
-            .iter()
-            .filter(|row| row.0 == class)
-            .map(|&(_, x, y)| (x, y))
-            .collect();
+    rows.sort_unstable_by_key(|row| row.0);
+    for group in rows.chunk_by(|a, b| a.0 == b.0) {
+        let class = group[0].0;
+        let pairs = pairs_of(group);
         if pairs.len() < 1000 {
             continue;
         }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::positions::{Labelled, NO_RESULT, position_of, read_positions};
+use super::positions::{Labelled, NO_RESULT, position_of, read_positions, white_score};
 use super::{Options, thread_pool, write_atomically};
 use anyhow::{Context, bail, ensure};
 use damx_engine::EvalParams;
@@ -13,7 +13,7 @@ use damx_engine::gauntlet::Rng;
 use damx_engine::pattern::{
     Base, GLOBAL_COUNT, PatternWeights, Pieces, REGION_SIZE, REGIONS, Terms, global_names,
 };
-use damx_rules::{Bitboard, Color, Square};
+use damx_rules::{Bitboard, Square};
 use rayon::prelude::*;
 
 /// Regions of the `wide` model: two rows by four neighbouring squares of each row (nine
@@ -269,14 +269,7 @@ pub(super) fn best_scale(pairs: &[(f32, f32)]) -> (f32, f64) {
 
 /// White's score of `pieces` by the hand evaluation (zero for a board no game can reach).
 pub(super) fn hand_white(pieces: &Pieces) -> f32 {
-    let Some(position) = position_of(pieces) else {
-        return 0.0;
-    };
-    let score = damx_engine::evaluate_with(&position, &EvalParams::tuned()).value() as f32;
-    match pieces.side_to_move {
-        Color::White => score,
-        Color::Black => -score,
-    }
+    white_score(pieces, &EvalParams::tuned()).unwrap_or(0.0)
 }
 
 /// The hand features' counts of `pieces` without the man's (whose weight, 100, is the unit).

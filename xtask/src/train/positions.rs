@@ -397,6 +397,16 @@ pub(super) fn position_of(pieces: &Pieces) -> Option<Position> {
     .ok()
 }
 
+/// White's static score of `pieces` by the evaluation `params` (centi-men), unless no game can
+/// reach the board.
+pub(super) fn white_score(pieces: &Pieces, params: &EvalParams) -> Option<f32> {
+    let score = damx_engine::evaluate_with(&position_of(pieces)?, params).value() as f32;
+    Some(match pieces.side_to_move {
+        Color::White => score,
+        Color::Black => -score,
+    })
+}
+
 /// [`white_search_score`] of every position of `pieces`, in parallel on the current pool, each
 /// thread with an engine of its own evaluating with `eval`.
 pub(super) fn white_search_scores(pieces: &[Pieces], nodes: u64, eval: &EvalParams) -> Vec<i16> {

@@ -484,9 +484,9 @@ fn a_game_ends_in_the_databases() {
         memory_limit: None,
     };
     damx_engine::egdb::build(&options, &|_| {}).unwrap();
-    let egdb = Egdb::open(&dir).unwrap();
+    let egdb = damx_engine::egdb::SharedEgdb::new(Egdb::open(&dir).unwrap());
     let judge = Judge::new(AdjudicationMethod::Egdb {
-        egdb: damx_engine::egdb::SharedEgdb::new(Egdb::open(&dir).unwrap()),
+        egdb: egdb.clone(),
         depth: 0,
         threshold: 0,
     });
