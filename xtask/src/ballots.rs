@@ -11,6 +11,7 @@ use damx_engine::openings::{Ballot, write_ballots};
 use damx_engine::{Engine, EngineOptions, Limits, StopSignal};
 use damx_rules::{Color, Game, Position};
 
+use crate::args;
 use crate::players;
 
 pub(crate) const ABOUT: &str = "\
@@ -23,7 +24,7 @@ pub(crate) const ARGS: &str = "[--depth N] [--window CENTI-MEN]";
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut depth = 12u32;
     let mut window = 20i32;
-    for (name, value) in players::options(args, &["depth", "window"])? {
+    for (name, value) in args::named(args, &["depth", "window"])? {
         let number: i64 = value
             .parse()
             .with_context(|| format!("--{name} wants a number, got `{value}`"))?;

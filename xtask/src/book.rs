@@ -20,6 +20,7 @@ use damx_engine::gauntlet::Rng;
 use damx_engine::openings::{Ballot, write_ballots};
 use damx_rules::{Game, Move, Position};
 
+use crate::args;
 use crate::ballots::white_scores;
 use crate::players;
 
@@ -43,7 +44,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let (mut plies, mut depth, mut count, mut seed) = (6usize, 12u32, 1000usize, 1u64);
     let (mut low, mut high) = (25i32, 60i32);
     let known = ["out", "plies", "window", "depth", "count", "seed"];
-    for (name, value) in players::options(args, &known)? {
+    for (name, value) in args::named(args, &known)? {
         let number = || -> anyhow::Result<u64> {
             value
                 .parse()

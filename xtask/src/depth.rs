@@ -6,6 +6,7 @@ use anyhow::{Context, bail};
 use damx_engine::{BENCH_POSITIONS, EngineOptions, bench_positions};
 use damx_rules::Position;
 
+use crate::args;
 use crate::players::{self, Kind, Spec};
 
 pub(crate) const ABOUT: &str = "\
@@ -20,7 +21,7 @@ pub(crate) const ARGS: &str = "--player SPEC [--positions FILE]";
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut player = None;
     let mut file = None;
-    for (name, value) in players::options(args, &["player", "positions"])? {
+    for (name, value) in args::named(args, &["player", "positions"])? {
         match name {
             "player" => player = Some(value.to_string()),
             _ => file = Some(value.to_string()),

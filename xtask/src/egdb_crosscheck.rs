@@ -32,7 +32,7 @@ use damx_engine::egdb::{self, Egdb, Material, Wdl};
 use damx_rules::{Bitboard, Color, Position, Square};
 use rayon::prelude::*;
 
-use crate::players;
+use crate::args;
 
 pub(crate) const ARGS: &str = "--scan-dir DIR [--egdb DIR] [--pieces N]";
 
@@ -52,7 +52,7 @@ const EXAMPLES: usize = 5;
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let (mut scan_dir, mut egdb_dir, mut pieces) = (None, None, None);
-    for (name, value) in players::options(args, &["scan-dir", "egdb", "pieces"])? {
+    for (name, value) in args::named(args, &["scan-dir", "egdb", "pieces"])? {
         match name {
             "scan-dir" => scan_dir = Some(PathBuf::from(value)),
             "egdb" => egdb_dir = Some(PathBuf::from(value)),

@@ -6,6 +6,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use damx_engine::endings::{WON_ENDINGS, convert};
 
+use crate::args;
 use crate::players::{self, Kind, Spec};
 
 pub(crate) const ABOUT: &str = "\
@@ -20,7 +21,7 @@ pub(crate) const ARGS: &str = "[--player SPEC] [--only TEXT]";
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut player = "time=200".to_string();
     let mut only = None;
-    for (name, value) in players::options(args, &["player", "only"])? {
+    for (name, value) in args::named(args, &["player", "only"])? {
         match name {
             "player" => player = value.to_string(),
             _ => only = Some(value.to_string()),

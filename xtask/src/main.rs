@@ -3,6 +3,7 @@
 //! Each task is a module with a `run(args)` function, listed in [`TASKS`]; `cargo xtask help`
 //! prints them. To add one, write the module and add a line to the table.
 
+mod args;
 mod ballots;
 mod book;
 mod chaos;

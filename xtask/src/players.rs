@@ -200,31 +200,6 @@ pub(crate) fn load_average() -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
-/// Reads `--name value` options: returns the value of each known name, rejecting others.
-pub(crate) fn options<'a>(
-    args: &'a [String],
-    known: &[&str],
-) -> anyhow::Result<Vec<(&'a str, &'a str)>> {
-    let mut found = Vec::new();
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        let Some(name) = arg.strip_prefix("--") else {
-            bail!("unexpected argument `{arg}`");
-        };
-        if !known.contains(&name) {
-            bail!(
-                "unknown option `--{name}` (known: --{})",
-                known.join(", --")
-            );
-        }
-        let value = rest
-            .next()
-            .with_context(|| format!("`--{name}` needs a value"))?;
-        found.push((name, value.as_str()));
-    }
-    Ok(found)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

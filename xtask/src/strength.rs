@@ -11,6 +11,7 @@ use damx_engine::openings;
 use damx_rules::{Color, Game};
 use damx_session::tournament::{Hypothesis, OpeningSource, PairBook, SprtConfig};
 
+use crate::args;
 use crate::players::{self, Spec};
 
 pub(crate) const ABOUT: &str = concat!(
@@ -49,7 +50,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             .parse()
             .with_context(|| format!("expected a number, got `{value}`"))
     };
-    for (name, value) in players::options(
+    for (name, value) in args::named(
         args,
         &[
             "games",

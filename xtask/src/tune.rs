@@ -25,6 +25,7 @@ use damx_engine::openings;
 use damx_engine::{Engine, EngineOptions, EvalParams, Limits, StopSignal};
 use damx_rules::{Color, Game, Outcome, Position};
 
+use crate::args;
 use crate::players;
 
 pub(crate) const ABOUT: &str = "\
@@ -68,7 +69,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut pull = 1e-7f64;
     let mut text_out: Option<PathBuf> = None;
     let mut first_round = 1usize;
-    for (name, value) in players::options(
+    for (name, value) in args::named(
         args,
         &[
             "games",

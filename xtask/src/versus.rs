@@ -47,6 +47,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 
+use crate::args;
 use crate::common::{Guard, build_damx, python_venv, target_dir, wait_exit, workspace_root};
 use crate::players;
 
@@ -153,7 +154,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             .filter(|number| *number > 0)
             .with_context(|| format!("expected a whole number above 0, got `{value}`"))
     };
-    for (name, value) in players::options(
+    for (name, value) in args::named(
         args,
         &[
             "games",

@@ -6,7 +6,8 @@ use rayon::prelude::*;
 
 use super::fit::{best_scale, cross_entropy};
 use super::positions::{read_positions, white_score};
-use super::{Options, thread_pool};
+use super::thread_pool;
+use crate::args::Options;
 use crate::players;
 
 /// `calibrate`: the evaluation's confidence against the results, by material (see [`ABOUT`]).

@@ -9,7 +9,8 @@ use damx_engine::pattern::Pieces;
 use damx_rules::Position;
 
 use super::positions::{is_quiet, replay, white_search_scores};
-use super::{Options, thread_pool, write_atomically};
+use super::{thread_pool, write_atomically};
+use crate::args::Options;
 use crate::players;
 
 /// `endings`: start positions for testing the endgame: from each game, the first quiet

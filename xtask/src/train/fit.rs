@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::positions::{Labelled, NO_RESULT, position_of, read_positions, white_score};
-use super::{Options, thread_pool, write_atomically};
+use super::{thread_pool, write_atomically};
+use crate::args::Options;
 use anyhow::{Context, bail, ensure};
 use damx_engine::EvalParams;
 use damx_engine::eval::{FEATURE_COUNT, Features, MAN, feature_names};

@@ -17,7 +17,8 @@ use damx_rules::{Game, GameResult};
 use damx_session::referee::{AdjudicationMethod, Judge};
 use rayon::prelude::*;
 
-use super::{Options, mix, thread_pool};
+use super::{mix, thread_pool};
+use crate::args::Options;
 use crate::players;
 
 /// A game longer than this is a bug in the rules' draw counting, not a game.

@@ -35,9 +35,9 @@ mod positions;
 #[cfg(test)]
 mod tests;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::{Context, bail, ensure};
+use anyhow::{Context, bail};
 use damx_engine::gauntlet::Rng;
 
 use self::calibrate::calibrate;
@@ -122,54 +122,6 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         "calibrate" => calibrate(rest),
         other => {
             bail!("unknown stage `{other}` (games, positions, fit, endings, scale, calibrate)")
-        }
-    }
-}
-
-/// Options as `--name value`, with the remaining words as files.
-struct Options<'a> {
-    values: Vec<(&'a str, &'a str)>,
-    files: Vec<PathBuf>,
-}
-
-impl<'a> Options<'a> {
-    fn parse(args: &'a [String], known: &[&str]) -> anyhow::Result<Options<'a>> {
-        let mut values = Vec::new();
-        let mut files = Vec::new();
-        let mut rest = args.iter();
-        while let Some(arg) = rest.next() {
-            if let Some(name) = arg.strip_prefix("--") {
-                ensure!(
-                    known.contains(&name),
-                    "unknown option `--{name}` (known: --{})",
-                    known.join(", --")
-                );
-                let value = rest
-                    .next()
-                    .with_context(|| format!("`--{name}` needs a value"))?;
-                values.push((name, value.as_str()));
-            } else {
-                files.push(PathBuf::from(arg));
-            }
-        }
-        Ok(Options { values, files })
-    }
-
-    fn get(&self, name: &str) -> Option<&'a str> {
-        self.values
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| *v)
-    }
-
-    fn number<T: std::str::FromStr>(&self, name: &str, default: T) -> anyhow::Result<T> {
-        match self.get(name) {
-            None => Ok(default),
-            Some(text) => text
-                .parse()
-                .ok()
-                .with_context(|| format!("--{name} wants a number, got `{text}`")),
         }
     }
 }

@@ -13,7 +13,8 @@ use damx_engine::{Engine, EngineOptions, EvalParams, Limits, StopSignal};
 use damx_rules::{Bitboard, Color, Position};
 use rayon::prelude::*;
 
-use super::{Options, mix, thread_pool, write_atomically};
+use super::{mix, thread_pool, write_atomically};
+use crate::args::Options;
 use crate::players;
 
 /// The positions file: magic, version, record count, then records.
