@@ -64,10 +64,6 @@ pub struct SearchFeatures {
     /// is tried inside it (off: from six plies on, four plies shallower, a man above beta; on:
     /// Elo +3 +/- 12 in self-play, not better).
     pub scaled_probcut: bool,
-    /// With [`probcut`](Self::probcut) not scaled, a margin of 60 centi-men above beta
-    /// instead of a man (on: +42 =473 -34 in self-play over 549 games, about Elo +5,
-    /// undecided; kept as a switch so that the test can go on from other openings).
-    pub narrow_probcut: bool,
 }
 
 impl Default for SearchFeatures {
@@ -89,7 +85,6 @@ impl Default for SearchFeatures {
             singular_extension: true,
             stepped_reductions: true,
             scaled_probcut: false,
-            narrow_probcut: false,
         }
     }
 }

@@ -48,8 +48,6 @@ const DECISIVE: i32 = WIN - Score::MAX_PLIES;
 const PROBCUT_MIN_DEPTH: i32 = 6;
 const PROBCUT_REDUCTION: i32 = 4;
 const PROBCUT_MARGIN: i32 = 100;
-/// ProbCut's margin with [`SearchFeatures::narrow_probcut`] (a switch, off by default).
-const NARROW_PROBCUT_MARGIN: i32 = 60;
 
 /// Singular extension: the least depth it is tried at, and the margin below the table's score
 /// (centi-men a ply of depth) that every other move must fall short of.
@@ -764,7 +762,7 @@ impl Worker {
     /// ProbCut at a node `depth` plies deep: the depth of its shallow search and the margin
     /// above beta that search must beat, or `None` where it is not tried. Fixed: from
     /// [`PROBCUT_MIN_DEPTH`] on, [`PROBCUT_REDUCTION`] plies shallower, [`PROBCUT_MARGIN`] above
-    /// beta ([`NARROW_PROBCUT_MARGIN`] with [`SearchFeatures::narrow_probcut`]). Scaled
+    /// beta. Scaled
     /// ([`SearchFeatures::scaled_probcut`]): from three plies on, two fifths as deep, 5
     /// centi-men a ply above beta, never inside another ProbCut search.
     #[inline(always)]
@@ -775,12 +773,7 @@ impl Worker {
         if features.scaled_probcut {
             return (depth >= 3 && !self.in_probcut).then(|| (depth * 2 / 5, 5 * depth));
         }
-        let margin = if features.narrow_probcut {
-            NARROW_PROBCUT_MARGIN
-        } else {
-            PROBCUT_MARGIN
-        };
-        (depth >= PROBCUT_MIN_DEPTH).then_some((depth - PROBCUT_REDUCTION, margin))
+        (depth >= PROBCUT_MIN_DEPTH).then_some((depth - PROBCUT_REDUCTION, PROBCUT_MARGIN))
     }
 
     /// The plies by which a late quiet move, the `index`th of a node `depth` plies deep, is

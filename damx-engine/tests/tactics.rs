@@ -62,8 +62,7 @@ fn material_after(position: &Position, mv: &Move, depth: u32) -> i32 {
 /// Shots from games: the side to move wins material (or promotes) by force in five plies,
 /// which a three-ply look does not see. The engine plays a move that wins as much (or one that
 /// wins the game outright), by default, with the search before its two-step reductions and
-/// singular extension (both switched off), with ProbCut scaled by depth, and with its narrower
-/// margin.
+/// singular extension (both switched off), and with ProbCut scaled by depth.
 #[test]
 fn finds_shots_and_breakthroughs() {
     let before = SearchFeatures {
@@ -73,10 +72,6 @@ fn finds_shots_and_breakthroughs() {
     };
     let scaled = SearchFeatures {
         scaled_probcut: true,
-        ..SearchFeatures::default()
-    };
-    let narrow = SearchFeatures {
-        narrow_probcut: true,
         ..SearchFeatures::default()
     };
     let search_with = |search: SearchFeatures, game: &Game, depth: u32| {
@@ -109,7 +104,6 @@ fn finds_shots_and_breakthroughs() {
             search(&game, 10),
             search_with(before, &game, 10),
             search_with(scaled, &game, 10),
-            search_with(narrow, &game, 10),
         ] {
             let mv = result.best_move.unwrap();
             // A move that wins less material may still win the game outright: then a deeper

@@ -19,7 +19,6 @@ hand=FILE (the hand features' weights under them, as `train fit --model regions+
 contempt=N (centi-men a draw scores below zero for this player, -100..=100),
 lmr=on|off, aspiration=on|off, extension=on|off, threat=on|off,
 pruning=on|off, lmp=on|off, timeman=on|off (adaptive time on a game clock), pace=PERCENT (its soft bound), probcut=on|off, singular=on|off, steplmr=on|off, pcscaled=on|off,
-pcmargin=on|off (ProbCut's margin 60 centi-men above beta instead of a man),
 threats=on|off (no late-move reduction for a quiet move that threatens a capture),
 iir=on|off (a deep node with no table move searched a ply shallower),
 dbtime=on|off (a clock plan that counts the endings in the databases as free),
@@ -119,7 +118,6 @@ impl Spec {
                         "singular" => options.search.singular_extension = switch()?,
                         "steplmr" => options.search.stepped_reductions = switch()?,
                         "pcscaled" => options.search.scaled_probcut = switch()?,
-                        "pcmargin" => options.search.narrow_probcut = switch()?,
                         "pace" => options.pace = u32::try_from(number()?).unwrap_or(u32::MAX),
                         "contempt" => {
                             options.contempt = value.parse().with_context(|| {
