@@ -762,9 +762,8 @@ impl Worker {
     /// ProbCut at a node `depth` plies deep: the depth of its shallow search and the margin
     /// above beta that search must beat, or `None` where it is not tried. Fixed: from
     /// [`PROBCUT_MIN_DEPTH`] on, [`PROBCUT_REDUCTION`] plies shallower, [`PROBCUT_MARGIN`] above
-    /// beta. Scaled
-    /// ([`SearchFeatures::scaled_probcut`]): from three plies on, two fifths as deep, 5
-    /// centi-men a ply above beta, never inside another ProbCut search.
+    /// beta. Scaled ([`SearchFeatures::scaled_probcut`]): from three plies on, two fifths as
+    /// deep, 5 centi-men a ply above beta, never inside another ProbCut search.
     #[inline(always)]
     fn probcut_plan(&self, features: &SearchFeatures, depth: i32) -> Option<(i32, i32)> {
         if !features.probcut {
