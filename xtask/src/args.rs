@@ -70,6 +70,24 @@ pub(crate) fn named<'a>(
     Ok(options.values)
 }
 
+/// The value of `--name` as a range of absolute scores in centi-men, `LOW` and `HIGH` joined
+/// by `separator`, with `0 <= LOW <= HIGH`.
+pub(crate) fn centi_men_range(
+    name: &str,
+    text: &str,
+    separator: &str,
+) -> anyhow::Result<(i32, i32)> {
+    let parsed = text
+        .split_once(separator)
+        .and_then(|(low, high)| Some((low.trim().parse().ok()?, high.trim().parse().ok()?)));
+    match parsed {
+        Some((low, high)) if 0 <= low && low <= high => Ok((low, high)),
+        _ => bail!(
+            "--{name} wants LOW{separator}HIGH in centi-men with 0 <= LOW <= HIGH, got `{text}`"
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

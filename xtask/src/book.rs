@@ -123,13 +123,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
 
 /// `LOW..HIGH` in centi-men, `0 <= LOW <= HIGH`.
 fn parse_window(text: &str) -> anyhow::Result<(i32, i32)> {
-    let parsed = text
-        .split_once("..")
-        .and_then(|(low, high)| Some((low.trim().parse().ok()?, high.trim().parse().ok()?)));
-    match parsed {
-        Some((low, high)) if 0 <= low && low <= high => Ok((low, high)),
-        _ => bail!("--window wants LOW..HIGH in centi-men with 0 <= LOW <= HIGH, got `{text}`"),
-    }
+    args::centi_men_range("window", text, "..")
 }
 
 /// Up to `wanted` random lines of `plies` plies from the start, each reaching a position not

@@ -4,13 +4,13 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use anyhow::{Context, bail, ensure};
+use anyhow::{Context, ensure};
 use damx_engine::pattern::Pieces;
 use damx_rules::Position;
 
 use super::positions::{is_quiet, replay, white_search_scores};
 use super::{thread_pool, write_atomically};
-use crate::args::Options;
+use crate::args::{self, Options};
 use crate::players;
 
 /// `endings`: start positions for testing the endgame: from each game, the first quiet
@@ -117,11 +117,5 @@ pub(super) fn endings(args: &[String]) -> anyhow::Result<()> {
 
 /// `--band LOW,HIGH`: a range of absolute scores in centi-men.
 pub(super) fn parse_band(text: &str) -> anyhow::Result<(i32, i32)> {
-    let parsed = text
-        .split_once(',')
-        .and_then(|(low, high)| Some((low.trim().parse().ok()?, high.trim().parse().ok()?)));
-    match parsed {
-        Some((low, high)) if 0 <= low && low <= high => Ok((low, high)),
-        _ => bail!("--band is LOW,HIGH in centi-men (0 <= LOW <= HIGH), not `{text}`"),
-    }
+    args::centi_men_range("band", text, ",")
 }
