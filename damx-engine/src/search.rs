@@ -614,7 +614,9 @@ impl Worker {
 
         // Near the horizon, a quiet position far from the window is decided by its evaluation:
         // far above beta it will fail high, far below alpha it will fail low. Not when the
-        // opponent threatens a capture, which the evaluation cannot judge.
+        // opponent threatens a capture, which the evaluation cannot judge. (The lower half
+        // also cuts the side that has just sacrificed, and so can hide a shot; without it the
+        // search is no stronger: docs/strength.md, "Changes to the search".)
         if shared.features.static_pruning
             && !pv_node
             && depth <= 3
