@@ -44,8 +44,14 @@ pub(crate) fn try_wait(child: &mut Child) -> io::Result<Option<ExitStatus>> {
         use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, waitid};
         let pid = Pid::from_child(child);
         let ended = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
-        if matches!(waitid(WaitId::Pid(pid), ended), Ok(Some(_))) {
-            let _ = kill_process_group(pid, Signal::KILL);
+        match waitid(WaitId::Pid(pid), ended) {
+            Ok(Some(_)) => {
+                let _ = kill_process_group(pid, Signal::KILL);
+            }
+            // Still running when looked at: it is not reaped now even if it ends in the
+            // meantime, or its group would be left behind.
+            Ok(None) => return Ok(None),
+            Err(_) => {}
         }
     }
     let status = child.try_wait();
