@@ -40,25 +40,41 @@ pub(crate) fn spawn(command: &mut Command) -> io::Result<Child> {
 pub(crate) fn try_wait(child: &mut Child) -> io::Result<Option<ExitStatus>> {
     let mut running = running();
     #[cfg(target_os = "linux")]
-    {
-        use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, waitid};
-        let pid = Pid::from_child(child);
-        let ended = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
-        match waitid(WaitId::Pid(pid), ended) {
-            Ok(Some(_)) => {
-                let _ = kill_process_group(pid, Signal::KILL);
-            }
-            // Still running when looked at: it is not reaped now even if it ends in the
-            // meantime, or its group would be left behind.
-            Ok(None) => return Ok(None),
-            Err(_) => {}
-        }
+    match peek(child) {
+        Some(true) => kill_group(child),
+        // Still running when looked at: it is not reaped now even if it ends in the meantime,
+        // or its group would be left behind.
+        Some(false) => return Ok(None),
+        None => {}
     }
     let status = child.try_wait();
     if matches!(status, Ok(Some(_))) {
         running.retain(|&pid| pid != child.id());
     }
     status
+}
+
+/// Whether `child` has ended (`Some(true)`) or still runs (`Some(false)`), without reaping
+/// it; `None` once it has been reaped (its number may then be another process's).
+#[cfg(target_os = "linux")]
+fn peek(child: &Child) -> Option<bool> {
+    use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
+    let ended = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+    waitid(WaitId::Pid(Pid::from_child(child)), ended)
+        .ok()
+        .map(|status| status.is_some())
+}
+
+/// Kills the process group that `child` leads (Unix; elsewhere nothing). Only while `child`
+/// has not been reaped: its number is then surely still its group's.
+fn kill_group(child: &Child) {
+    #[cfg(unix)]
+    {
+        use rustix::process::{Pid, Signal, kill_process_group};
+        let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
+    }
+    #[cfg(not(unix))]
+    let _ = child;
 }
 
 /// Kills every program started with [`spawn`] that has not been reaped, with its group (Unix;
@@ -97,10 +113,14 @@ pub(crate) fn own_group(command: &mut Command) {
 /// then surely still its group's, never a later process's that got the number back.
 pub(crate) fn kill(child: &mut Child) {
     let mut running = running();
-    #[cfg(unix)]
-    if matches!(child.try_wait(), Ok(None)) {
-        use rustix::process::{Pid, Signal, kill_process_group};
-        let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
+    // On Linux also a program that has just ended by itself (not yet reaped): the helpers it
+    // left running end with it.
+    #[cfg(target_os = "linux")]
+    let unreaped = peek(child).is_some();
+    #[cfg(not(target_os = "linux"))]
+    let unreaped = matches!(child.try_wait(), Ok(None));
+    if unreaped {
+        kill_group(child);
     }
     let _ = child.kill();
     // Off the list before it is reaped (see RUNNING); the wait, short after a kill, needs no
@@ -165,6 +185,32 @@ mod tests {
         while try_wait(&mut child).unwrap().is_none() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
         }
+        while !gone(helper) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(gone(helper), "the helper {helper} outlived its program");
+    }
+
+    /// A helper that a program leaves running when it exits by itself ends with it when the
+    /// program, ended but not yet reaped, is killed.
+    #[test]
+    fn a_helper_ends_with_an_ended_program_that_is_killed() {
+        let mut command = Command::new("sh");
+        command
+            .args(["-c", "sleep 300 & echo $!"])
+            .stdout(Stdio::piped());
+        let mut child = spawn(&mut command).unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let helper: u32 = line.trim().parse().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !gone(child.id()) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!gone(helper));
+        kill(&mut child);
         while !gone(helper) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
         }
