@@ -167,10 +167,9 @@ mod tests {
         assert!(!listed(&slow));
     }
 
-    /// A helper that a program leaves running when it exits by itself ends with it, when the
-    /// program is found to have ended.
-    #[test]
-    fn a_helper_ends_with_a_program_that_exits() {
+    /// Spawns a program that starts a helper (`sleep 300`), prints its process number and
+    /// exits at once: the program and the helper's number.
+    fn spawn_leaving_a_helper() -> (Child, u32) {
         let mut command = Command::new("sh");
         command
             .args(["-c", "sleep 300 & echo $!"])
@@ -180,7 +179,14 @@ mod tests {
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)
             .unwrap();
-        let helper: u32 = line.trim().parse().unwrap();
+        (child, line.trim().parse().unwrap())
+    }
+
+    /// A helper that a program leaves running when it exits by itself ends with it, when the
+    /// program is found to have ended.
+    #[test]
+    fn a_helper_ends_with_a_program_that_exits() {
+        let (mut child, helper) = spawn_leaving_a_helper();
         let deadline = Instant::now() + Duration::from_secs(10);
         while try_wait(&mut child).unwrap().is_none() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
@@ -195,16 +201,7 @@ mod tests {
     /// program, ended but not yet reaped, is killed.
     #[test]
     fn a_helper_ends_with_an_ended_program_that_is_killed() {
-        let mut command = Command::new("sh");
-        command
-            .args(["-c", "sleep 300 & echo $!"])
-            .stdout(Stdio::piped());
-        let mut child = spawn(&mut command).unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let helper: u32 = line.trim().parse().unwrap();
+        let (mut child, helper) = spawn_leaving_a_helper();
         let deadline = Instant::now() + Duration::from_secs(10);
         while !gone(child.id()) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
