@@ -765,7 +765,13 @@ pub(crate) fn evaluate_raw(position: &Position, params: &EvalParams) -> i32 {
                 let phase = material.phase();
                 let divisor = material.divisor();
                 hand_white(&material, position.side_to_move(), params, phase, divisor)
-                    + patterns.regions_score(material.white_men, material.black_men, phase, divisor)
+                    + patterns.regions_score(
+                        material.white_men,
+                        material.black_men,
+                        position.side_to_move(),
+                        phase,
+                        divisor,
+                    )
             }
         },
         None => {

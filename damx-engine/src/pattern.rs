@@ -31,6 +31,14 @@
 //! and the score is White's sum minus Black's. A position and its colour-swapped mirror image
 //! therefore get opposite scores by construction.
 //!
+//! # Table sets
+//!
+//! Weights have one table set (both sides read it) or two ([`PatternWeights::sets`]): then the
+//! side to move reads its regions in the first set and the other side in the second, so that
+//! a formation can be worth more or less by who has the move (a hook that is about to be
+//! exchanged, a man that will be taken unless it moves). The second set costs memory, not
+//! time: each region is still looked up once a side.
+//!
 //! # Phases
 //!
 //! Every weight has an opening and an ending value; the evaluation blends the two sums by the
@@ -56,22 +64,22 @@
 //! evaluation instead of towards nothing, which matters in the positions a search visits and
 //! no game reached.
 //!
-//! # Weights file (format version 2)
+//! # Weights file (format version 3)
 //!
 //! Little-endian; the built-in file is `damx-engine/weights/pattern.dxw`.
 //!
 //! | offset | size | content |
 //! |---|---|---|
 //! | 0 | 8 | magic `DAMXPAT\0` |
-//! | 8 | 2 | format version (2; version 1 files, without the base, are read as [`Base::Zero`]) |
+//! | 8 | 2 | format version (3; version 2 files have one table set, version 1 files neither the base nor the sets, and are read as [`Base::Zero`]) |
 //! | 10 | 2 | global features ([`GLOBAL_COUNT`]) |
-//! | 12 | 2 | regions ([`REGIONS`], or [`EVEN_REGIONS`] for the even bands alone) |
+//! | 12 | 2 | regions of one table set ([`REGIONS`], or [`EVEN_REGIONS`] for the even bands alone) |
 //! | 14 | 2 | squares per region (8) |
 //! | 16 | 4 | `N`, the region weights that are not zero |
 //! | 20 | 2 | the base: 0 zero, 1 the hand evaluation (absent in version 1) |
-//! | 22 | 2 | zero (absent in version 1) |
+//! | 22 | 2 | table sets, 1 or 2 (2 only with all the regions; zero in version 2, absent in version 1) |
 //! | 24 | 4 per feature | each global feature's opening and ending weight (`i16`, `i16`) |
-//! | then | 8 per entry | `N` entries: `u32` index (`region * 6561 + contents`, strictly increasing), opening and ending weight (`i16`, `i16`) |
+//! | then | 8 per entry | `N` entries: `u32` index (`(set * regions + region) * 6561 + contents`, strictly increasing), opening and ending weight (`i16`, `i16`) |
 //! | end | 4 | CRC-32 (IEEE) of every byte before it |
 //!
 //! Weights are in centi-men (a man is worth about 100). A file that is truncated, of another
@@ -94,10 +102,17 @@ pub const EVEN_REGIONS: usize = 16;
 /// [`EVEN_REGIONS`] regions are those of older files.
 const BANDS: [usize; REGIONS / 4] = [0, 2, 4, 6, 1, 3, 5];
 
-/// Whether weights of `regions` regions can be read: all of them, or the even bands alone.
-fn readable_regions(regions: usize) -> bool {
-    regions == REGIONS || regions == EVEN_REGIONS
+/// Whether weights of `regions` regions a set in `sets` table sets can be read: all the
+/// regions in one or two sets, or the even bands alone in one.
+fn readable_regions(regions: usize, sets: usize) -> bool {
+    match sets {
+        1 => regions == REGIONS || regions == EVEN_REGIONS,
+        2 => regions == REGIONS,
+        _ => false,
+    }
 }
+/// The most table sets weights have.
+pub const MAX_SETS: usize = 2;
 /// Squares per region.
 pub const REGION_SQUARES: usize = 8;
 /// Weights per region table: `3^8`.
@@ -105,11 +120,11 @@ pub const REGION_SIZE: usize = 6561;
 /// The number of global features.
 pub const GLOBAL_COUNT: usize = 14;
 /// The weights file format version this build reads and writes.
-pub const FORMAT_VERSION: u16 = 2;
+pub const FORMAT_VERSION: u16 = 3;
 /// The first bytes of a weights file.
 pub const MAGIC: [u8; 8] = *b"DAMXPAT\0";
-/// The longest weights file [`PatternWeights::load`] reads: 16 MiB, ten times a file with every
-/// weight of the 28 regions set.
+/// The longest weights file [`PatternWeights::load`] reads: 16 MiB, five times a file with
+/// every weight of two table sets of the 28 regions set.
 pub const MAX_FILE_BYTES: u64 = 16 << 20;
 
 const MAN: usize = 0;
@@ -384,21 +399,37 @@ impl Terms {
     }
 }
 
-/// The opening and ending sums of `tables` (see [`PatternWeights::tables`]) over the regions,
-/// White's minus Black's.
+/// The opening and ending sums of `tables` (see [`PatternWeights::tables`]: one table set,
+/// or two of [`REGIONS`] regions) over the regions, White's minus Black's, with `side_to_move`
+/// reading the first set.
 #[inline(always)]
 fn table_sums<T: Copy + Into<i32>>(
     tables: &[[T; 2]],
     white_men: u64,
     black_men: u64,
+    side_to_move: Color,
 ) -> (i32, i32) {
     let white = region_indices(white_men, black_men);
     let black = turned_region_indices(black_men, white_men);
+    let set = REGIONS * REGION_SIZE;
+    let (white_tables, black_tables) = if tables.len() < 2 * set {
+        (tables, tables)
+    } else {
+        let (first, second) = tables.split_at(set);
+        match side_to_move {
+            Color::White => (first, second),
+            Color::Black => (second, first),
+        }
+    };
     let (mut opening, mut ending) = (0i32, 0i32);
-    let regions = tables.chunks_exact(REGION_SIZE).zip(white).zip(black);
-    for ((table, white), black) in regions {
-        let [wo, we] = table[white as usize];
-        let [bo, be] = table[black as usize];
+    let regions = white_tables
+        .chunks_exact(REGION_SIZE)
+        .zip(black_tables.chunks_exact(REGION_SIZE))
+        .zip(white)
+        .zip(black);
+    for (((white_table, black_table), white), black) in regions {
+        let [wo, we] = white_table[white as usize];
+        let [bo, be] = black_table[black as usize];
         opening += wo.into() - bo.into();
         ending += we.into() - be.into();
     }
@@ -413,7 +444,7 @@ pub struct PatternWeights {
     base: Base,
     /// `[opening, ending]` per global feature, in [`global_names`] order.
     globals: [[i16; 2]; GLOBAL_COUNT],
-    /// `[opening, ending]` at `region * REGION_SIZE + contents`.
+    /// `[opening, ending]` at `(set * regions + region) * REGION_SIZE + contents`.
     tables: Vec<[i16; 2]>,
     /// The same tables in bytes when every weight fits in one (fitted weights do, by far):
     /// half the memory, so that more of the tables stays in the processor's caches during a
@@ -457,14 +488,16 @@ static BUILTIN: OnceLock<Arc<PatternWeights>> = OnceLock::new();
 const BUILTIN_FILE: &[u8] = include_bytes!("../weights/pattern.dxw");
 
 impl PatternWeights {
-    /// Weights from the global weights and the region tables (`REGIONS * REGION_SIZE` pairs,
-    /// or `EVEN_REGIONS * REGION_SIZE` for the even bands alone), on [`Base::Zero`].
+    /// Weights from the global weights and the region tables (`REGIONS * REGION_SIZE` pairs
+    /// for one table set, twice as many for two, or `EVEN_REGIONS * REGION_SIZE` for the even
+    /// bands alone), on [`Base::Zero`].
     pub fn from_parts(
         globals: [[i16; 2]; GLOBAL_COUNT],
         tables: Vec<[i16; 2]>,
     ) -> Option<PatternWeights> {
+        let regions = tables.len() / REGION_SIZE;
         let shaped = tables.len().is_multiple_of(REGION_SIZE)
-            && readable_regions(tables.len() / REGION_SIZE);
+            && (readable_regions(regions, 1) || readable_regions(regions / 2, 2));
         shaped.then(|| PatternWeights::new(Base::Zero, globals, tables))
     }
 
@@ -499,11 +532,22 @@ impl PatternWeights {
         &self.globals
     }
 
-    /// The region tables, `[opening, ending]` at `region * REGION_SIZE + contents`: all
-    /// [`REGIONS`], or the first [`EVEN_REGIONS`] for weights of the even bands alone (the
-    /// others count zero and are not looked up).
+    /// The region tables, `[opening, ending]` at `(set * REGIONS + region) * REGION_SIZE +
+    /// contents`: all [`REGIONS`] in each of [`sets`](Self::sets), or the first
+    /// [`EVEN_REGIONS`] for weights of the even bands alone (the others count zero and are not
+    /// looked up).
     pub fn tables(&self) -> &[[i16; 2]] {
         &self.tables
+    }
+
+    /// The table sets: 1 (both sides read it), or 2 (the side to move reads the first, the
+    /// other side the second).
+    pub fn sets(&self) -> usize {
+        if self.tables.len() == MAX_SETS * REGIONS * REGION_SIZE {
+            2
+        } else {
+            1
+        }
     }
 
     /// The weights built into the engine (`damx-engine/weights/pattern.dxw`).
@@ -545,7 +589,7 @@ impl PatternWeights {
         let version = u16_at(8);
         let header = match version {
             1 => 20,
-            FORMAT_VERSION => 24,
+            2 | FORMAT_VERSION => 24,
             _ => {
                 return Err(WeightsError::Version {
                     found: version,
@@ -570,18 +614,25 @@ impl PatternWeights {
             u16_at(14) as usize,
         );
         let regions = shape.1;
-        if shape.0 != GLOBAL_COUNT || !readable_regions(regions) || shape.2 != REGION_SQUARES {
+        let sets = if version == FORMAT_VERSION {
+            u16_at(22) as usize
+        } else {
+            1
+        };
+        if shape.0 != GLOBAL_COUNT || !readable_regions(regions, sets) || shape.2 != REGION_SQUARES
+        {
             return Err(WeightsError::Shape {
                 globals: shape.0,
                 regions: shape.1,
                 squares: shape.2,
+                sets,
             });
         }
         let entries = u32_at(16) as usize;
-        if entries > regions * REGION_SIZE {
+        if entries > sets * regions * REGION_SIZE {
             return Err(WeightsError::Malformed(format!(
                 "{entries} region weights, at most {}",
-                regions * REGION_SIZE
+                sets * regions * REGION_SIZE
             )));
         }
         let expected = header + 4 * GLOBAL_COUNT + 8 * entries + 4;
@@ -608,7 +659,7 @@ impl PatternWeights {
             let at = header + 4 * i;
             *pair = [i16_at(at), i16_at(at + 2)];
         }
-        let mut tables = vec![[0i16; 2]; regions * REGION_SIZE];
+        let mut tables = vec![[0i16; 2]; sets * regions * REGION_SIZE];
         let mut last: Option<u32> = None;
         for k in 0..entries {
             let at = header + 4 * GLOBAL_COUNT + 8 * k;
@@ -630,7 +681,8 @@ impl PatternWeights {
         bytes.extend_from_slice(&MAGIC);
         bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
         bytes.extend_from_slice(&(GLOBAL_COUNT as u16).to_le_bytes());
-        bytes.extend_from_slice(&((self.tables.len() / REGION_SIZE) as u16).to_le_bytes());
+        let sets = self.sets();
+        bytes.extend_from_slice(&((self.tables.len() / REGION_SIZE / sets) as u16).to_le_bytes());
         bytes.extend_from_slice(&(REGION_SQUARES as u16).to_le_bytes());
         let used: Vec<(usize, [i16; 2])> = self
             .tables
@@ -641,7 +693,7 @@ impl PatternWeights {
             .collect();
         bytes.extend_from_slice(&(used.len() as u32).to_le_bytes());
         bytes.extend_from_slice(&self.base.code().to_le_bytes());
-        bytes.extend_from_slice(&0u16.to_le_bytes());
+        bytes.extend_from_slice(&(sets as u16).to_le_bytes());
         for [opening, ending] in self.globals {
             bytes.extend_from_slice(&opening.to_le_bytes());
             bytes.extend_from_slice(&ending.to_le_bytes());
@@ -667,16 +719,16 @@ impl PatternWeights {
             }
         }
         let (regions_opening, regions_ending) =
-            self.region_sums(pieces.white_men, pieces.black_men);
+            self.region_sums(pieces.white_men, pieces.black_men, pieces.side_to_move);
         (opening + regions_opening, ending + regions_ending)
     }
 
     /// The regions' opening and ending sums, White's minus Black's.
     #[inline(always)]
-    fn region_sums(&self, white_men: u64, black_men: u64) -> (i32, i32) {
+    fn region_sums(&self, white_men: u64, black_men: u64, side_to_move: Color) -> (i32, i32) {
         match &self.compact {
-            Some(compact) => table_sums(compact, white_men, black_men),
-            None => table_sums(&self.tables, white_men, black_men),
+            Some(compact) => table_sums(compact, white_men, black_men, side_to_move),
+            None => table_sums(&self.tables, white_men, black_men, side_to_move),
         }
     }
 
@@ -690,17 +742,18 @@ impl PatternWeights {
     }
 
     /// White's score by the regions alone (the part added to the hand evaluation on
-    /// [`Base::Hand`]), for men on `white_men` and `black_men` with the material's `phase` and
-    /// `divisor`.
+    /// [`Base::Hand`]), for men on `white_men` and `black_men` with `side_to_move` and the
+    /// material's `phase` and `divisor`.
     #[inline]
     pub(crate) fn regions_score(
         &self,
         white_men: u64,
         black_men: u64,
+        side_to_move: Color,
         phase: i32,
         divisor: i32,
     ) -> i32 {
-        let (opening, ending) = self.region_sums(white_men, black_men);
+        let (opening, ending) = self.region_sums(white_men, black_men, side_to_move);
         blend(opening, ending, phase, divisor)
     }
 
@@ -749,10 +802,12 @@ pub enum WeightsError {
     Shape {
         /// Global features in the file.
         globals: usize,
-        /// Regions in the file.
+        /// Regions of one table set in the file.
         regions: usize,
         /// Squares per region in the file.
         squares: usize,
+        /// Table sets in the file.
+        sets: usize,
     },
     /// The checksum does not match the contents.
     Checksum {
@@ -785,16 +840,17 @@ impl fmt::Display for WeightsError {
             WeightsError::Version { found, supported } => {
                 write!(
                     f,
-                    "weights file format version {found}, this build reads version {supported}"
+                    "weights file format version {found}, this build reads versions 1 to {supported}"
                 )
             }
             WeightsError::Shape {
                 globals,
                 regions,
                 squares,
+                sets,
             } => write!(
                 f,
-                "weights file for {globals} global features and {regions} regions of {squares} squares, this build has {GLOBAL_COUNT}, {REGIONS} (or {EVEN_REGIONS}) and {REGION_SQUARES}"
+                "weights file for {globals} global features and {sets} set(s) of {regions} regions of {squares} squares, this build has {GLOBAL_COUNT}, 1 or 2 sets of {REGIONS} (or one of {EVEN_REGIONS}) and {REGION_SQUARES}"
             ),
             WeightsError::Checksum { stored, computed } => write!(
                 f,
@@ -947,17 +1003,18 @@ mod tests {
         ] {
             let pieces = Pieces::of(&position(fen));
             for weights in [&narrow, &wide] {
+                let side = pieces.side_to_move;
                 assert_eq!(
-                    weights.region_sums(pieces.white_men, pieces.black_men),
-                    table_sums(&weights.tables, pieces.white_men, pieces.black_men),
+                    weights.region_sums(pieces.white_men, pieces.black_men, side),
+                    table_sums(&weights.tables, pieces.white_men, pieces.black_men, side),
                     "{fen}"
                 );
             }
         }
         let start = Pieces::of(&Position::initial());
         assert_eq!(
-            wide.region_sums(start.white_men, start.black_men),
-            narrow.region_sums(start.white_men, start.black_men),
+            wide.region_sums(start.white_men, start.black_men, Color::White),
+            narrow.region_sums(start.white_men, start.black_men, Color::White),
             "the changed entry (region 0, contents 7) is not on the start position"
         );
     }
@@ -1026,12 +1083,12 @@ mod tests {
             Err(WeightsError::NotAWeightsFile)
         );
         let mut other = bytes.clone();
-        other[8] = 3;
+        other[8] = 4;
         assert_eq!(
             PatternWeights::from_bytes(&other),
             Err(WeightsError::Version {
-                found: 3,
-                supported: 2
+                found: 4,
+                supported: 3
             })
         );
         let mut flipped = bytes.clone();
@@ -1051,7 +1108,7 @@ mod tests {
             Err(WeightsError::NotAWeightsFile)
         );
         let message = |bytes: &[u8]| PatternWeights::from_bytes(bytes).unwrap_err().to_string();
-        assert!(message(&other).contains("version 3"));
+        assert!(message(&other).contains("version 4"));
         assert!(message(&bytes[..bytes.len() - 2]).contains("truncated"));
         assert!(message(&flipped).contains("checksum"));
     }
@@ -1100,6 +1157,124 @@ mod tests {
             PatternWeights::from_bytes(&odd),
             Err(WeightsError::Shape { regions: 20, .. })
         ));
+    }
+
+    /// Weights of two table sets: the sample's set and a second one whose every entry differs.
+    fn two_set_weights() -> PatternWeights {
+        let one = sample_weights();
+        let mut tables = one.tables.clone();
+        tables.extend(one.tables.iter().map(|&[o, e]| [o / 2 + 5, e / 3 - 4]));
+        PatternWeights::from_parts(one.globals, tables).unwrap()
+    }
+
+    /// With two table sets the side to move reads the first and the other side the second:
+    /// a position scores as the sum of the two one-set halves split that way, a file of them
+    /// round-trips, and colour symmetry still holds.
+    #[test]
+    fn two_table_sets() {
+        let two = two_set_weights();
+        assert_eq!(two.sets(), 2);
+        assert_eq!(sample_weights().sets(), 1);
+        let set = REGIONS * REGION_SIZE;
+        let (first, second) = two.tables.split_at(set);
+        // One side's opening and ending sums over `tables` (one set) by region contents.
+        let side_sums = |tables: &[[i16; 2]], indices: [u16; REGIONS]| {
+            indices
+                .iter()
+                .enumerate()
+                .fold((0, 0), |(o, e), (region, &index)| {
+                    let [wo, we] = tables[region * REGION_SIZE + index as usize];
+                    (o + i32::from(wo), e + i32::from(we))
+                })
+        };
+        for fen in [
+            "W:W28,32,33,K46:B7,12,19",
+            "B:W28,32,33,K46:B7,12,19",
+            "B:W31-50:B1-20",
+        ] {
+            let pieces = Pieces::of(&position(fen));
+            let (white, black) = (pieces.white_men, pieces.black_men);
+            let (white_set, black_set) = match pieces.side_to_move {
+                Color::White => (first, second),
+                Color::Black => (second, first),
+            };
+            let w = side_sums(white_set, region_indices(white, black));
+            let b = side_sums(black_set, turned_region_indices(black, white));
+            assert_eq!(
+                two.region_sums(white, black, pieces.side_to_move),
+                (w.0 - b.0, w.1 - b.1),
+                "{fen}"
+            );
+        }
+        let bytes = two.to_bytes();
+        assert_eq!(u16::from_le_bytes([bytes[22], bytes[23]]), 2);
+        assert_eq!(PatternWeights::from_bytes(&bytes), Ok(two.clone()));
+        for (fen, mirrored) in [
+            ("W:W28,32,33,K46:B7,12,19", "B:B23,19,18,K5:W44,39,32"),
+            ("W:W15,36,40:BK4,22", "B:B36,15,11:WK47,29"),
+        ] {
+            assert_eq!(
+                two.evaluate_raw(&position(fen)),
+                two.evaluate_raw(&position(mirrored)),
+                "{fen}"
+            );
+        }
+        // On the level start position one table set gives the side to move its `to move`
+        // weight alone; the second set makes the sides' regions differ.
+        let start = Position::initial();
+        let one = sample_weights();
+        assert_ne!(
+            two.evaluate_raw(&start),
+            one.evaluate_raw(&start),
+            "the second set is read"
+        );
+    }
+
+    /// Two table sets need all the regions, and a file claiming three sets is refused.
+    #[test]
+    fn bad_table_sets_are_refused() {
+        let mut three = sample_weights().to_bytes();
+        three[22] = 3;
+        fix_checksum(&mut three);
+        assert!(matches!(
+            PatternWeights::from_bytes(&three),
+            Err(WeightsError::Shape { sets: 3, .. })
+        ));
+        let even = PatternWeights::from_parts(
+            sample_weights().globals,
+            sample_weights().tables[..EVEN_REGIONS * REGION_SIZE].to_vec(),
+        )
+        .unwrap();
+        let mut two_even = even.to_bytes();
+        two_even[22] = 2;
+        fix_checksum(&mut two_even);
+        assert!(matches!(
+            PatternWeights::from_bytes(&two_even),
+            Err(WeightsError::Shape {
+                regions: 16,
+                sets: 2,
+                ..
+            })
+        ));
+        assert!(
+            PatternWeights::from_parts(
+                sample_weights().globals,
+                vec![[0, 0]; 2 * EVEN_REGIONS * REGION_SIZE]
+            )
+            .is_none(),
+            "two sets of the even bands alone are not weights"
+        );
+    }
+
+    /// A version 2 file (one table set, the field after the base zero) is read as it was.
+    #[test]
+    fn version_2_files_are_read() {
+        let weights = sample_weights();
+        let mut bytes = weights.to_bytes();
+        bytes[8] = 2;
+        bytes[22] = 0;
+        fix_checksum(&mut bytes);
+        assert_eq!(PatternWeights::from_bytes(&bytes), Ok(weights));
     }
 
     /// A version 1 file (no base) is read as weights on [`Base::Zero`].

@@ -84,9 +84,10 @@ impl Model {
         GLOBAL_COUNT + self.set_len() * self.sets()
     }
 
-    /// Whether the engine can play the model: the 28 regions, with hand corrections or not.
+    /// Whether the engine can play the model: the 28 regions in one or two table sets, with
+    /// hand corrections or not.
     pub(super) fn playable(self) -> bool {
-        !self.tempo && !self.wide
+        !self.wide
     }
 }
 
@@ -499,10 +500,21 @@ pub(super) fn fit(args: &[String]) -> anyhow::Result<()> {
                 *w = [f32::from(s[0]), f32::from(s[1])];
             }
         }
-        // The start's regions begin every table set; the wide regions begin at zero.
+        // The start's regions begin every table set (each its own when the start has two);
+        // the wide regions begin at zero.
+        ensure!(
+            start_weights.sets() <= model.sets(),
+            "{start_name} has two table sets: fit it with --model tempo"
+        );
+        let start_set_len = start_weights.tables().len() / start_weights.sets();
         for set in 0..model.sets() {
             let first = GLOBAL_COUNT + set * model.set_len();
-            for (w, s) in weights[first..].iter_mut().zip(start_weights.tables()) {
+            let start_set = start_weights
+                .tables()
+                .chunks_exact(start_set_len)
+                .nth(set.min(start_weights.sets() - 1))
+                .unwrap_or_default();
+            for (w, s) in weights[first..].iter_mut().zip(start_set) {
                 *w = [f32::from(s[0]), f32::from(s[1])];
             }
         }
@@ -651,7 +663,7 @@ pub(super) fn fit(args: &[String]) -> anyhow::Result<()> {
             }
         } else {
             say(format!(
-                "fit: epoch {best_epoch} kept (validation loss {best_loss:.6}); the engine cannot play the tempo or wide regions, so no weights file is written"
+                "fit: epoch {best_epoch} kept (validation loss {best_loss:.6}); the engine cannot play the wide regions, so no weights file is written"
             ));
         }
         let log_path = PathBuf::from(format!("{}.log", out.display()));

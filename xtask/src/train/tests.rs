@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use damx_engine::eval::{FEATURE_COUNT, Features, MAN, feature_names};
-use damx_engine::pattern::{PatternWeights, Pieces, Terms, global_names};
+use damx_engine::pattern::{PatternWeights, Pieces, REGION_SIZE, REGIONS, Terms, global_names};
 use damx_engine::{Engine, EngineOptions, EvalParams};
 use damx_rules::{Bitboard, Color, Game, GameResult, Position, Square};
 use damx_session::referee::{AdjudicationMethod, Judge};
@@ -290,13 +290,8 @@ fn fixed_regions_keep_their_start_weights() {
         both.extend_from_slice(extra);
         small_fit_args(&out, &start, &pos, &both)
     };
-    fit(&fit_args(&[
-        "--model",
-        "regions+hand",
-        "--fixed",
-        "regions",
-    ]))
-    .unwrap();
+    // The built-in weights have two table sets, so the model is `tempo`.
+    fit(&fit_args(&["--model", "tempo+hand", "--fixed", "regions"])).unwrap();
     let fitted = PatternWeights::load(&out).unwrap();
     assert_eq!(fitted.tables(), PatternWeights::builtin().tables());
     let hand_text = std::fs::read_to_string(format!("{}.hand", out.display())).unwrap();
@@ -308,7 +303,7 @@ fn fixed_regions_keep_their_start_weights() {
     assert!(!log.contains("epoch 0 kept"), "{log}");
     assert!(hand.opening != tuned.opening || hand.ending != tuned.ending);
     assert!(fit(&fit_args(&["--fixed", "regions"])).is_err());
-    assert!(fit(&fit_args(&["--model", "regions+hand", "--fixed", "hand"])).is_err());
+    assert!(fit(&fit_args(&["--model", "tempo+hand", "--fixed", "hand"])).is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -323,7 +318,9 @@ fn an_anchor_keeps_the_regions_near_their_start() {
             &out,
             &start,
             &pos,
-            &["--epochs", "3", "--l2", "0", "--anchor", anchor],
+            &[
+                "--epochs", "3", "--l2", "0", "--anchor", anchor, "--model", "tempo",
+            ],
         );
         fit(&args).unwrap();
         let fitted = PatternWeights::load(&out).unwrap();
@@ -520,5 +517,44 @@ fn a_game_ends_in_the_databases() {
         _ => GameResult::BlackWins,
     };
     assert_eq!(result, expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `fit --model tempo` writes weights of two table sets, both begun at a one-set start; the
+/// engine reads them, a fit from them refines both sets, and a fit of one set from them is
+/// refused rather than dropping the second.
+#[test]
+fn tempo_fits_write_two_table_sets() {
+    let (dir, pos, _) = fit_inputs("tempo");
+    let builtin = PatternWeights::builtin();
+    let one_set = PatternWeights::from_parts(
+        *builtin.globals(),
+        builtin.tables()[..REGIONS * REGION_SIZE].to_vec(),
+    )
+    .unwrap()
+    .on_base(builtin.base());
+    let start = dir.join("one-set.dxw");
+    std::fs::write(&start, one_set.to_bytes()).unwrap();
+    let out = dir.join("tempo.dxw");
+    fit(&small_fit_args(
+        &out,
+        &start,
+        &pos,
+        &["--epochs", "2", "--model", "tempo"],
+    ))
+    .unwrap();
+    let fitted = PatternWeights::load(&out).unwrap();
+    assert_eq!(fitted.sets(), 2);
+    let again = dir.join("again.dxw");
+    fit(&small_fit_args(
+        &again,
+        &out,
+        &pos,
+        &["--epochs", "1", "--model", "tempo"],
+    ))
+    .unwrap();
+    assert_eq!(PatternWeights::load(&again).unwrap().sets(), 2);
+    let refused = fit(&small_fit_args(&again, &out, &pos, &["--epochs", "1"]));
+    assert!(refused.is_err_and(|error| error.to_string().contains("--model tempo")));
     let _ = std::fs::remove_dir_all(&dir);
 }
