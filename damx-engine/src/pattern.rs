@@ -497,7 +497,7 @@ impl PatternWeights {
     ) -> Option<PatternWeights> {
         let regions = tables.len() / REGION_SIZE;
         let shaped = tables.len().is_multiple_of(REGION_SIZE)
-            && (readable_regions(regions, 1) || readable_regions(regions / 2, 2));
+            && (readable_regions(regions, 1) || regions == MAX_SETS * REGIONS);
         shaped.then(|| PatternWeights::new(Base::Zero, globals, tables))
     }
 
@@ -1263,6 +1263,14 @@ mod tests {
             )
             .is_none(),
             "two sets of the even bands alone are not weights"
+        );
+        assert!(
+            PatternWeights::from_parts(
+                sample_weights().globals,
+                vec![[0, 0]; (2 * REGIONS + 1) * REGION_SIZE]
+            )
+            .is_none(),
+            "57 regions' tables are not two sets"
         );
     }
 
