@@ -111,6 +111,7 @@ fn readable_regions(regions: usize, sets: usize) -> bool {
         _ => false,
     }
 }
+
 /// The most table sets weights have.
 pub const MAX_SETS: usize = 2;
 /// Squares per region.
@@ -497,7 +498,8 @@ impl PatternWeights {
     ) -> Option<PatternWeights> {
         let regions = tables.len() / REGION_SIZE;
         let shaped = tables.len().is_multiple_of(REGION_SIZE)
-            && (readable_regions(regions, 1) || regions == MAX_SETS * REGIONS);
+            && (readable_regions(regions, 1)
+                || regions.is_multiple_of(2) && readable_regions(regions / 2, 2));
         shaped.then(|| PatternWeights::new(Base::Zero, globals, tables))
     }
 
