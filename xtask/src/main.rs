@@ -34,6 +34,10 @@ struct Task {
     about: &'static str,
     /// Runs it with the arguments after its name.
     run: fn(&[String]) -> anyhow::Result<()>,
+    /// Whether it runs the engine in this process (self-play, training, searches): a debug
+    /// build of the task runs it again as the optimised build, so that its games and time
+    /// controls are those of the `damx` binary.
+    engine: bool,
 }
 
 const TASKS: &[Task] = &[
@@ -42,90 +46,105 @@ const TASKS: &[Task] = &[
         args: "",
         about: conformance::ABOUT,
         run: conformance::run,
+        engine: false,
     },
     Task {
         name: "fuzz-wire",
         args: "[CASES]",
         about: fuzz_wire::ABOUT,
         run: fuzz_wire::run,
+        engine: false,
     },
     Task {
         name: "chaos",
         args: chaos::ARGS,
         about: chaos::ABOUT,
         run: chaos::run,
+        engine: false,
     },
     Task {
         name: "fuzz-session",
         args: fuzz_session::ARGS,
         about: fuzz_session::ABOUT,
         run: fuzz_session::run,
+        engine: false,
     },
     Task {
         name: "strength",
         args: strength::ARGS,
         about: strength::ABOUT,
         run: strength::run,
+        engine: true,
     },
     Task {
         name: "endings",
         args: endings::ARGS,
         about: endings::ABOUT,
         run: endings::run,
+        engine: true,
     },
     Task {
         name: "depth",
         args: depth::ARGS,
         about: depth::ABOUT,
         run: depth::run,
+        engine: true,
     },
     Task {
         name: "egdb-crosscheck",
         args: egdb_crosscheck::ARGS,
         about: egdb_crosscheck::ABOUT,
         run: egdb_crosscheck::run,
+        engine: true,
     },
     Task {
         name: "book",
         args: book::ARGS,
         about: book::ABOUT,
         run: book::run,
+        engine: true,
     },
     Task {
         name: "ballots",
         args: ballots::ARGS,
         about: ballots::ABOUT,
         run: ballots::run,
+        engine: true,
     },
     Task {
         name: "train",
         args: train::ARGS,
         about: train::ABOUT,
         run: train::run,
+        engine: true,
     },
     Task {
         name: "tune",
         args: tune::ARGS,
         about: tune::ABOUT,
         run: tune::run,
+        engine: true,
     },
     Task {
         name: "perft",
         args: perft::ARGS,
         about: perft::ABOUT,
         run: perft::run,
+        engine: false,
     },
     Task {
         name: "interop",
         args: interop::ARGS,
         about: interop::ABOUT,
         run: interop::run,
+        engine: false,
     },
     Task {
         name: "versus",
         args: versus::ARGS,
         about: versus::ABOUT,
         run: versus::run,
+        engine: false,
     },
 ];
 
@@ -144,6 +163,17 @@ fn main() -> ExitCode {
         print_help();
         return ExitCode::from(2);
     };
+    if task.engine && cfg!(debug_assertions) {
+        // The optimised run prints its own errors; only its exit code is passed on.
+        return match common::rerun_optimised(&args) {
+            Ok(status) if status.success() => ExitCode::SUCCESS,
+            Ok(status) => ExitCode::from(status.code().map_or(1, |code| code as u8)),
+            Err(error) => {
+                eprintln!("xtask {name}: {error:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match (task.run)(&args[1..]) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

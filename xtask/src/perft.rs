@@ -6,7 +6,6 @@
 //! take a while; it runs them in a release build (rebuilding and re-running itself with
 //! `--release` if needed). Any wrong count makes the task fail.
 
-use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
@@ -94,7 +93,13 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         _ => bail!("usage: cargo xtask perft {ARGS}"),
     };
     if deep && cfg!(debug_assertions) {
-        return rerun_in_release(args);
+        let mut again = vec!["perft".to_string()];
+        again.extend_from_slice(args);
+        let status = crate::common::rerun_optimised(&again)?;
+        if !status.success() {
+            bail!("the optimised run failed ({status})");
+        }
+        return Ok(());
     }
     let mut failures = 0;
     for table in TABLES {
@@ -124,29 +129,6 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     }
     if failures > 0 {
         bail!("{failures} perft count(s) differ from the published ones");
-    }
-    Ok(())
-}
-
-/// Builds and runs this task again with optimisations, which the deep counts need.
-fn rerun_in_release(args: &[String]) -> anyhow::Result<()> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    println!("perft --deep: running the release build");
-    let status = Command::new(cargo)
-        .args([
-            "run",
-            "--release",
-            "--quiet",
-            "--package",
-            "xtask",
-            "--",
-            "perft",
-        ])
-        .args(args)
-        .status()
-        .context("running cargo")?;
-    if !status.success() {
-        bail!("the release run failed ({status})");
     }
     Ok(())
 }
