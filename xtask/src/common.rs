@@ -126,7 +126,8 @@ pub(crate) fn rerun_optimised(args: &[String]) -> anyhow::Result<ExitStatus> {
     eprintln!("{task}: running the optimised build of xtask");
     Command::new(cargo)
         .current_dir(workspace_root())
-        .args(["run", "--release", "--quiet", "--package", "xtask", "--"])
+        // Not quiet: a first optimised build takes minutes, and cargo shows its progress.
+        .args(["run", "--release", "--package", "xtask", "--"])
         .args(args)
         .status()
         .context("running cargo")
