@@ -21,16 +21,21 @@ use rayon::prelude::*;
 /// bands of two rows, two columns each).
 pub(super) const WIDE: usize = 18;
 
+/// Squares of the `kings` model's table: a king on each square, from its owner's side.
+pub(super) const KING_SQUARES: usize = 50;
+
 /// The `to move` global feature (+1 White, -1 Black).
 pub(super) const TO_MOVE: usize = GLOBAL_COUNT - 1;
 
 /// The shape of the model being fitted: the engine's 28 regions, optionally with a second
-/// table set for the side not to move (`tempo`), the wide regions (`wide`), and on the hand
-/// base corrections of the hand features' weights (`hand`; the man's weight stays 100).
+/// table set for the side not to move (`tempo`), the wide regions (`wide`), a table of the
+/// kings' squares (`kings`), and on the hand base corrections of the hand features' weights
+/// (`hand`; the man's weight stays 100).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) struct Model {
     pub(super) tempo: bool,
     pub(super) wide: bool,
+    pub(super) kings: bool,
     pub(super) hand: bool,
 }
 
@@ -39,6 +44,7 @@ impl Model {
     const ENGINE: Model = Model {
         tempo: false,
         wide: false,
+        kings: false,
         hand: false,
     };
 
@@ -49,9 +55,12 @@ impl Model {
                 "regions" => {}
                 "tempo" => model.tempo = true,
                 "wide" => model.wide = true,
+                "kings" => model.kings = true,
                 "hand" => model.hand = true,
                 other => {
-                    bail!("--model is regions, tempo, wide, hand or a sum of them, not `{other}`")
+                    bail!(
+                        "--model is regions, tempo, wide, kings, hand or a sum of them, not `{other}`"
+                    )
                 }
             }
         }
@@ -74,20 +83,26 @@ impl Model {
     }
 
     /// All the weights being fitted, as reals: `[opening, ending]` pairs, the global
-    /// features first, then the table sets, then the hand corrections.
+    /// features first, then the table sets, then the kings' squares, then the hand
+    /// corrections.
     pub(super) fn parameters(self) -> usize {
         self.hand_first() + if self.hand { FEATURE_COUNT } else { 0 }
     }
 
+    /// The index of the first king square's weight.
+    pub(super) fn kings_first(self) -> usize {
+        GLOBAL_COUNT + self.set_len() * self.sets()
+    }
+
     /// The index of the first hand correction.
     pub(super) fn hand_first(self) -> usize {
-        GLOBAL_COUNT + self.set_len() * self.sets()
+        self.kings_first() + if self.kings { KING_SQUARES } else { 0 }
     }
 
     /// Whether the engine can play the model: the 28 regions in one or two table sets, with
     /// hand corrections or not.
     pub(super) fn playable(self) -> bool {
-        !self.wide
+        !self.wide && !self.kings
     }
 }
 
@@ -125,11 +140,31 @@ pub(super) fn wide_indices(own: u64, opp: u64, turned: bool) -> [u16; WIDE] {
     indices
 }
 
+/// The squares (0 to 49) of White's kings as they stand and of Black's on the board turned
+/// half a turn, so that both read one table from their owner's side.
+pub(super) fn king_squares(pieces: &Pieces) -> Box<[(u8, i8)]> {
+    (0..KING_SQUARES)
+        .filter_map(|index| {
+            let bit = Square::from_index(index).map_or(0, |s| Bitboard::from_square(s).bits());
+            if pieces.white_kings & bit != 0 {
+                Some((index as u8, 1))
+            } else if pieces.black_kings & bit != 0 {
+                Some(((KING_SQUARES - 1 - index) as u8, -1))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
 /// One prepared sample.
 pub(super) struct Sample {
     pub(super) terms: Terms,
     /// White's and Black's wide regions, when the model has them.
     pub(super) wide: Option<Box<[[u16; WIDE]; 2]>>,
+    /// The kings' squares from their owners' sides, with +1 for White's and -1 for Black's,
+    /// when the model has the kings' table.
+    pub(super) kings: Option<Box<[(u8, i8)]>>,
     /// The hand features' counts (White's minus Black's, the man's left out), when the
     /// model corrects their weights.
     pub(super) hand: Option<Box<[(u16, i16)]>>,
@@ -170,6 +205,12 @@ pub(super) fn visit(model: Model, sample: &Sample, mut each: impl FnMut(usize, f
             let offset = (REGIONS + region) * REGION_SIZE;
             each(white + offset + white_wide[region] as usize, 1.0);
             each(black + offset + black_wide[region] as usize, -1.0);
+        }
+    }
+    if let Some(kings) = sample.kings.as_deref() {
+        let first = model.kings_first();
+        for &(square, sign) in kings {
+            each(first + square as usize, f32::from(sign));
         }
     }
     if let Some(counts) = sample.hand.as_deref() {
@@ -441,6 +482,7 @@ pub(super) fn fit(args: &[String]) -> anyhow::Result<()> {
                             wide_indices(p.black_men, p.white_men, true),
                         ])
                     }),
+                    kings: model.kings.then(|| king_squares(&l.pieces)),
                     hand: model.hand.then(|| hand_counts(&l.pieces)),
                     base: match base {
                         Base::Zero => 0.0,
@@ -621,7 +663,7 @@ pub(super) fn fit(args: &[String]) -> anyhow::Result<()> {
             for (g, w) in globals.iter_mut().zip(&best) {
                 *g = [quantise(w[0]), quantise(w[1])];
             }
-            let tables: Vec<[i16; 2]> = best[GLOBAL_COUNT..model.hand_first()]
+            let tables: Vec<[i16; 2]> = best[GLOBAL_COUNT..model.kings_first()]
                 .iter()
                 .map(|w| [quantise(w[0]), quantise(w[1])])
                 .collect();
@@ -663,7 +705,7 @@ pub(super) fn fit(args: &[String]) -> anyhow::Result<()> {
             }
         } else {
             say(format!(
-                "fit: epoch {best_epoch} kept (validation loss {best_loss:.6}); the engine cannot play the wide regions, so no weights file is written"
+                "fit: epoch {best_epoch} kept (validation loss {best_loss:.6}); the engine cannot play the wide regions or the kings' table, so no weights file is written"
             ));
         }
         let log_path = PathBuf::from(format!("{}.log", out.display()));

@@ -83,9 +83,9 @@ the pattern evaluation's training pipeline (see README,
     (never held out); writes OUT (.dxw) with the weights of the best validation epoch, and OUT.log;
     MODEL (regions, the engine's, by default) may add to the regions a second table set for
     the side not to move (tempo; the engine plays it, and a START of two sets needs it) or 18
-    regions of two rows by four squares (wide), or both (tempo+wide): wide fits only to
-    compare its loss with the engine's model on the same positions, and writes OUT.log
-    alone; on the hand base, regions+hand also corrects the hand
+    regions of two rows by four squares (wide), or both (tempo+wide), or a table of the
+    kings' squares (kings, e.g. tempo+kings): wide and kings fit only to compare their loss
+    with the engine's model on the same positions, and write OUT.log alone; on the hand base, regions+hand also corrects the hand
     features' weights (all but the man's) and writes them to OUT.hand; --fixed regions keeps
     the region weights at START's and fits the rest alone (the globals, or the hand
     corrections); ANCHOR (default 0) adds a penalty of ANCHOR times the squared distance of

@@ -12,7 +12,8 @@ use damx_session::referee::{AdjudicationMethod, Judge};
 use super::calibrate::{Kings, MaterialClass};
 use super::endings::{endings, parse_band};
 use super::fit::{
-    Model, Sample, TO_MOVE, WIDE, fit, hand_counts, scaled_weights, score, wide_indices,
+    KING_SQUARES, Model, Sample, TO_MOVE, WIDE, fit, hand_counts, king_squares, scaled_weights,
+    score, wide_indices,
 };
 use super::games::{play_one, play_out};
 use super::mix;
@@ -186,6 +187,7 @@ fn hand_corrections_act_like_hand_weights() {
         let sample = Sample {
             terms: Terms::of(&pieces),
             wide: None,
+            kings: None,
             hand: Some(counts),
             base: 10.0,
             result: Some(0.5),
@@ -208,6 +210,19 @@ fn hand_corrections_act_like_hand_weights() {
         );
     }
     assert!(Model::parse("regions+hand+wide").is_ok_and(|m| !m.playable()));
+}
+
+/// The kings' table reads a king from its owner's side: a white king on 46 and a black king
+/// on 5 are on the same square of the table, with opposite signs, and men count nothing.
+#[test]
+fn king_squares_are_read_from_the_owners_side() {
+    let position: Position = "W:WK46,31:BK5,20".parse().unwrap();
+    let mut squares = king_squares(&Pieces::of(&position)).into_vec();
+    squares.sort_unstable();
+    assert_eq!(squares, [(45, -1), (45, 1)]);
+    let model = Model::parse("regions+kings").unwrap();
+    assert!(!model.playable());
+    assert_eq!(model.hand_first(), model.kings_first() + KING_SQUARES);
 }
 
 /// An engine with a small table, for the tests' games and searches.
