@@ -155,7 +155,19 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     if matches!(name.as_str(), "help" | "-h" | "--help") {
-        print_help();
+        // `help TASK` tells of that task alone.
+        match args
+            .get(1)
+            .map(|name| TASKS.iter().find(|task| task.name == name))
+        {
+            None => print_help(),
+            Some(Some(task)) => print_task_help(task),
+            Some(None) => {
+                eprintln!("xtask: unknown task `{}`\n", args[1]);
+                print_help();
+                return ExitCode::from(2);
+            }
+        }
         return ExitCode::SUCCESS;
     }
     let Some(task) = TASKS.iter().find(|task| task.name == name) else {
@@ -163,6 +175,10 @@ fn main() -> ExitCode {
         print_help();
         return ExitCode::from(2);
     };
+    if args[1..].iter().any(|arg| arg == "--help" || arg == "-h") {
+        print_task_help(task);
+        return ExitCode::SUCCESS;
+    }
     if task.engine && cfg!(debug_assertions) {
         // The optimised run prints its own errors; only its exit code is passed on.
         return match common::rerun_optimised(&args) {
@@ -185,11 +201,27 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!("usage: cargo xtask <task> [args]\n\ntasks:");
-    println!("  help\n      this list");
+    println!("  help [TASK]\n      this list, or what TASK does (also `cargo xtask TASK --help`)");
     for task in TASKS {
-        println!("  {}", format!("{} {}", task.name, task.args).trim_end());
-        for line in task.about.lines() {
-            println!("      {line}");
-        }
+        print_task(task);
+    }
+}
+
+/// The usage of `task` alone.
+fn print_task_help(task: &Task) {
+    println!(
+        "usage: cargo xtask {}",
+        format!("{} {}", task.name, task.args).trim_end()
+    );
+    println!();
+    for line in task.about.lines() {
+        println!("{line}");
+    }
+}
+
+fn print_task(task: &Task) {
+    println!("  {}", format!("{} {}", task.name, task.args).trim_end());
+    for line in task.about.lines() {
+        println!("      {line}");
     }
 }
