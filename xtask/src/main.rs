@@ -156,24 +156,17 @@ fn main() -> ExitCode {
     };
     if matches!(name.as_str(), "help" | "-h" | "--help") {
         // `help TASK` tells of that task alone.
-        match args
-            .get(1)
-            .map(|name| TASKS.iter().find(|task| task.name == name))
-        {
+        match args.get(1) {
             None => print_help(),
-            Some(Some(task)) => print_task_help(task),
-            Some(None) => {
-                eprintln!("xtask: unknown task `{}`\n", args[1]);
-                print_help();
-                return ExitCode::from(2);
-            }
+            Some(name) => match task_named(name) {
+                Some(task) => print_task_help(task),
+                None => return unknown_task(name),
+            },
         }
         return ExitCode::SUCCESS;
     }
-    let Some(task) = TASKS.iter().find(|task| task.name == name) else {
-        eprintln!("xtask: unknown task `{name}`\n");
-        print_help();
-        return ExitCode::from(2);
+    let Some(task) = task_named(name) else {
+        return unknown_task(name);
     };
     if args[1..].iter().any(|arg| arg == "--help" || arg == "-h") {
         print_task_help(task);
@@ -199,29 +192,37 @@ fn main() -> ExitCode {
     }
 }
 
+fn task_named(name: &str) -> Option<&'static Task> {
+    TASKS.iter().find(|task| task.name == name)
+}
+
+/// Refuses `name` with the list of tasks.
+fn unknown_task(name: &str) -> ExitCode {
+    eprintln!("xtask: unknown task `{name}`\n");
+    print_help();
+    ExitCode::from(2)
+}
+
+/// The task's name and its arguments.
+fn usage(task: &Task) -> String {
+    format!("{} {}", task.name, task.args).trim_end().to_owned()
+}
+
 fn print_help() {
     println!("usage: cargo xtask <task> [args]\n\ntasks:");
     println!("  help [TASK]\n      this list, or what TASK does (also `cargo xtask TASK --help`)");
     for task in TASKS {
-        print_task(task);
+        println!("  {}", usage(task));
+        for line in task.about.lines() {
+            println!("      {line}");
+        }
     }
 }
 
 /// The usage of `task` alone.
 fn print_task_help(task: &Task) {
-    println!(
-        "usage: cargo xtask {}",
-        format!("{} {}", task.name, task.args).trim_end()
-    );
-    println!();
+    println!("usage: cargo xtask {}\n", usage(task));
     for line in task.about.lines() {
         println!("{line}");
-    }
-}
-
-fn print_task(task: &Task) {
-    println!("  {}", format!("{} {}", task.name, task.args).trim_end());
-    for line in task.about.lines() {
-        println!("      {line}");
     }
 }
